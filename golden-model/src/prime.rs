@@ -1,0 +1,143 @@
+//! Probable primes: trial division by small primes, then Miller–Rabin with random bases.
+
+use num_bigint::{BigUint, RandBigInt};
+use num_integer::Integer;
+use num_traits::{One, ToPrimitive, Zero};
+use rand::{CryptoRng, RngCore};
+
+/// Miller–Rabin rounds: an error probability below 4^-64 for any input, adversarial or not.
+pub const MILLER_RABIN_ROUNDS: usize = 64;
+
+/// Odd primes below 2,000, for trial division before the expensive test.
+fn small_primes() -> &'static [u32] {
+    static PRIMES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
+    PRIMES.get_or_init(|| {
+        let limit = 2000usize;
+        let mut composite = vec![false; limit];
+        let mut primes = Vec::new();
+        for i in 3..limit {
+            if i % 2 == 1 && !composite[i] {
+                primes.push(i as u32);
+                let mut j = i * i;
+                while j < limit {
+                    composite[j] = true;
+                    j += i;
+                }
+            }
+        }
+        primes
+    })
+}
+
+/// True when `n` is prime with probability at least 1 − 4^−`rounds` (certain for n < 4,000,000).
+pub fn is_probable_prime<R: RngCore + ?Sized>(n: &BigUint, rounds: usize, rng: &mut R) -> bool {
+    let two = BigUint::from(2u32);
+    if n < &two {
+        return false;
+    }
+    if n.is_even() {
+        return n == &two;
+    }
+    for &sp in small_primes() {
+        let sp_big = BigUint::from(sp);
+        if n == &sp_big {
+            return true;
+        }
+        if (n % sp).is_zero() {
+            return false;
+        }
+    }
+    if n.to_u64().is_some_and(|v| v < 2000 * 2000) {
+        return true; // no prime factor below its square root
+    }
+    let n_minus_1 = n - 1u32;
+    let s = n_minus_1.trailing_zeros().expect("n > 2");
+    let d = &n_minus_1 >> s;
+    'witness: for _ in 0..rounds {
+        let a = rng.gen_biguint_range(&two, &n_minus_1);
+        let mut x = a.modpow(&d, n);
+        if x.is_one() || x == n_minus_1 {
+            continue;
+        }
+        for _ in 1..s {
+            x = (&x * &x) % n;
+            if x == n_minus_1 {
+                continue 'witness;
+            }
+        }
+        return false;
+    }
+    true
+}
+
+/// A uniformly chosen prime of exactly `bits` bits whose two top bits are set, so that the product
+/// of two such primes has exactly 2·`bits` bits.
+pub fn random_prime<R: RngCore + CryptoRng + ?Sized>(bits: u64, rng: &mut R) -> BigUint {
+    assert!(bits >= 16, "primes of fewer than 16 bits are not supported");
+    loop {
+        let mut candidate = rng.gen_biguint(bits);
+        candidate.set_bit(bits - 1, true);
+        candidate.set_bit(bits - 2, true);
+        candidate.set_bit(0, true);
+        if is_probable_prime(&candidate, MILLER_RABIN_ROUNDS, rng) {
+            return candidate;
+        }
+    }
+}
+
+/// Modular inverse of `a` mod `m`, if gcd(a, m) = 1.
+pub fn mod_inverse(a: &BigUint, m: &BigUint) -> Option<BigUint> {
+    use num_bigint::BigInt;
+    let (a, m) = (BigInt::from(a.clone()), BigInt::from(m.clone()));
+    let e = a.extended_gcd(&m);
+    if !e.gcd.is_one() {
+        return None;
+    }
+    e.x.mod_floor(&m).to_biguint()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn classifies_small_numbers_exactly() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let sieve: Vec<u32> = (0..5000u32)
+            .filter(|&k| k >= 2 && (2..k).take_while(|d| d * d <= k).all(|d| k % d != 0))
+            .collect();
+        for k in 0..5000u32 {
+            assert_eq!(is_probable_prime(&BigUint::from(k), 8, &mut rng), sieve.contains(&k), "{k}");
+        }
+    }
+
+    #[test]
+    fn rejects_carmichael_numbers_and_strong_pseudoprimes() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+        // 3215031751 is a strong pseudoprime to bases 2, 3, 5 and 7; the others are Carmichael numbers.
+        for n in [561u64, 41041, 825265, 321197185, 3215031751, 3825123056546413051] {
+            assert!(!is_probable_prime(&BigUint::from(n), 16, &mut rng), "{n}");
+        }
+        // 2^127 − 1 is a Mersenne prime.
+        let m127 = (BigUint::one() << 127u32) - 1u32;
+        assert!(is_probable_prime(&m127, 16, &mut rng));
+    }
+
+    #[test]
+    fn random_primes_have_exact_length_and_top_bits() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for bits in [32u64, 64, 100, 256] {
+            let p = random_prime(bits, &mut rng);
+            assert_eq!(p.bits(), bits);
+            assert!(p.bit(bits - 2));
+        }
+    }
+
+    #[test]
+    fn inverse() {
+        let inv = mod_inverse(&BigUint::from(3u32), &BigUint::from(7u32)).unwrap();
+        assert_eq!(inv, BigUint::from(5u32));
+        assert!(mod_inverse(&BigUint::from(6u32), &BigUint::from(9u32)).is_none());
+    }
+}
