@@ -104,9 +104,8 @@ mod tests {
     #[test]
     fn classifies_small_numbers_exactly() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
-        let sieve: Vec<u32> = (0..5000u32)
-            .filter(|&k| k >= 2 && (2..k).take_while(|d| d * d <= k).all(|d| k % d != 0))
-            .collect();
+        let sieve: Vec<u32> =
+            (0..5000u32).filter(|&k| k >= 2 && (2..k).take_while(|d| d * d <= k).all(|d| k % d != 0)).collect();
         for k in 0..5000u32 {
             assert_eq!(is_probable_prime(&BigUint::from(k), 8, &mut rng), sieve.contains(&k), "{k}");
         }

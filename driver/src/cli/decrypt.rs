@@ -1,0 +1,53 @@
+//! `ecrt decrypt`: pheutil ciphertext lines to values, on a backend.
+
+use crate::cli::{batch_lines, read_input, report_item_errors, write_output, BackendKind};
+use anyhow::Context;
+use ecrt_driver::backend::CpuBackend;
+use ecrt_driver::jsonl::{decrypt_lines, OutputMode};
+use ecrt_golden::phe_format::read_private_key;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Decrypt JSON lines of ciphertexts with a private key.
+///
+/// Each input line is a pheutil ciphertext object {"v": "<decimal>", "e": <exponent>} or a bare
+/// decimal integer (a raw ciphertext, exponent 0). Each output line is the decrypted value as phe's
+/// `decrypt` returns it (a JSON int or float), in input order; a line that cannot be decrypted
+/// gives `null`, an error on stderr naming its line number, and exit status 1.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The private key, a pheutil JWK (`pheutil genpkey` or `ecrt keygen`).
+    #[arg(long)]
+    key: PathBuf,
+    /// Where decryption runs.
+    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
+    backend: BackendKind,
+    /// Read ciphertexts from this file instead of stdin (`-` for stdin).
+    #[arg(long = "in", value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Write the values here instead of stdout.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Output the raw plaintext integer (a decimal string) instead of phe's decoded value.
+    #[arg(long)]
+    raw: bool,
+    /// Check every result against the golden model (slow: a software decryption each).
+    #[arg(long)]
+    verify: bool,
+    /// Worker threads for the CPU backend (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let key_text = std::fs::read_to_string(&args.key).with_context(|| format!("cannot read {}", args.key.display()))?;
+    let key = read_private_key(&key_text).with_context(|| format!("cannot use key file {}", args.key.display()))?;
+    let backend = match args.backend {
+        BackendKind::Cpu => CpuBackend::new(&key, crate::cli::thread_count(args.threads))?,
+    };
+    let input = read_input(args.input.as_deref().filter(|p| p.as_os_str() != "-"))?;
+    let mode = if args.raw { OutputMode::Raw } else { OutputMode::Decoded };
+    let outcome = decrypt_lines(&backend, key.public(), &batch_lines(&input), mode, args.verify.then_some(&key))?;
+    write_output(args.out.as_ref(), &outcome.render())?;
+    Ok(report_item_errors("line", outcome.errors()))
+}

@@ -1,0 +1,110 @@
+//! The `ecrt` command line: one module per subcommand.
+
+mod bench;
+mod decrypt;
+mod encrypt;
+mod keygen;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Some items of a batch failed; the others were processed and written.
+pub const EXIT_ITEM_ERRORS: u8 = 1;
+/// Nothing was processed: bad arguments, an unusable key, an I/O failure.
+pub const EXIT_FATAL: u8 = 2;
+
+/// Paillier decryption offload, in python-paillier's (phe) formats.
+///
+/// Keys are pheutil JWK files; ciphertexts are JSON lines as pheutil writes them
+/// ({"v": "<decimal>", "e": <exponent>}) or bare decimal integers.
+#[derive(Parser)]
+#[command(name = "ecrt", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Keygen(keygen::Args),
+    Encrypt(encrypt::Args),
+    Decrypt(decrypt::Args),
+    Bench(bench::Args),
+}
+
+/// Where decryptions run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendKind {
+    /// eCRT on the host CPU (OpenSSL, constant-time exponentiation), multi-threaded.
+    Cpu,
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Keygen(args) => keygen::run(args),
+        Command::Encrypt(args) => encrypt::run(args),
+        Command::Decrypt(args) => decrypt::run(args),
+        Command::Bench(args) => bench::run(args),
+    }
+}
+
+/// Worker threads: the requested count, or one per available core.
+fn thread_count(requested: Option<usize>) -> usize {
+    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
+/// The whole of a file, or of stdin when no path is given.
+fn read_input(path: Option<&Path>) -> anyhow::Result<String> {
+    let mut text = String::new();
+    match path {
+        Some(path) => {
+            text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?
+        }
+        None => {
+            std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
+        }
+    }
+    Ok(text)
+}
+
+/// Writes to a file, or to stdout when no path is given.
+fn write_output(path: Option<&PathBuf>, text: &str) -> anyhow::Result<()> {
+    match path {
+        Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display())),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()).context("cannot write standard output")
+        }
+    }
+}
+
+/// The lines of a batch: every line counts, so that output line k answers input line k.
+fn batch_lines(text: &str) -> Vec<&str> {
+    text.lines().collect()
+}
+
+/// Reports each failed item on stderr and picks the exit status.
+fn report_item_errors<E: std::fmt::Display>(what: &str, errors: impl Iterator<Item = (usize, E)>) -> ExitCode {
+    let mut failed = 0usize;
+    for (index, error) in errors {
+        eprintln!("ecrt: {what} {index}: {error}");
+        failed += 1;
+    }
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("ecrt: {failed} {what}(s) failed; their output is null");
+        ExitCode::from(EXIT_ITEM_ERRORS)
+    }
+}
+
+/// A spinner on stderr for work of unknown length, drawn only on a terminal.
+fn progress_spinner(message: &str) -> indicatif::ProgressBar {
+    let spinner = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    spinner.set_message(message.to_string());
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    spinner
+}

@@ -1,0 +1,17 @@
+//! `ecrt`: generate keys, encrypt, and offload Paillier decryption in python-paillier's formats.
+
+mod cli;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(status) => status,
+        Err(error) => {
+            eprintln!("ecrt: error: {error:#}");
+            ExitCode::from(cli::EXIT_FATAL)
+        }
+    }
+}
