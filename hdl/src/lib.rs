@@ -1,1 +1,17 @@
-//! placeholder
+//! # ecrt-hdl
+//!
+//! The ecrt accelerator described in rust-hdl, emitted as Verilog for Virtex-7.
+
+pub mod column;
+pub mod limbs;
+pub mod montmul;
+pub mod mul_add;
+#[doc(hidden)]
+pub mod testing;
+
+testing::clocked!(mul_add::MulAddReg, column::Column, montmul::MontMul);
+
+/// `n` default values: the children or ports of a block `n` limbs wide.
+pub(crate) fn many<T: Default>(n: usize) -> Vec<T> {
+    (0..n).map(|_| T::default()).collect()
+}

@@ -1,0 +1,293 @@
+//! The Montgomery multiplier: digit-serial over 17-bit digits, one row of [`Column`]s wide, with
+//! no final subtraction (Walter 1999: R = 2^(17·S) > 4N keeps results in [0, 2N)). The model it
+//! must match step for step is `ecrt_golden::hw::MontgomeryContext::mont_mul_trace`.
+//!
+//! Two independent multiplications ("slots" 0 and 1) are interleaved: a step of one slot takes two
+//! cycles (stage 1: a_i·b_j and the quotient digit; stage 2: q_i·n_j and the redistribution), and
+//! the other slot's step fills the other cycle, so every DSP works every cycle. Each slot has its
+//! own operands and modulus. A multiplication of S digits takes 2·S + 2 cycles from `start` to
+//! `done`, whatever the operands: a slot can start again in the cycle its result appears.
+//!
+//! Operands and results are redundant: limbs of up to 18 bits, Σ limb_j·2^(17j). The multiplier
+//! resolves the multiplier's digits serially as it consumes them (one 18-bit addition per step),
+//! and uses the multiplicand's redundant limbs as they are: the DSP's 25-bit port takes them.
+
+use crate::column::{Column, T_BITS};
+use crate::many;
+use crate::mul_add::{MulAddReg, X_BITS, Y_BITS};
+use rust_hdl::prelude::*;
+
+/// Bits of the step counter: up to 1,023 digits (moduli up to about 17,000 bits).
+pub const STEP_BITS: usize = 10;
+
+/// The multiplier over `S` digits.
+#[derive(LogicBlock)]
+pub struct MontMul {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// The slot that may start now, and whose `done` and `result` show now.
+    pub phase: Signal<Out, bool>,
+    /// Start a multiplication in slot `phase` with `a_in` and `b_in` (ignored while that slot is
+    /// busy and not done).
+    pub start: Signal<In, bool>,
+    /// The multiplier A, redundant limbs (Σ a_j·2^(17j) < 2N).
+    pub a_in: Vec<Signal<In, Bits<X_BITS>>>,
+    /// The multiplicand B, redundant limbs (Σ b_j·2^(17j) < 2N).
+    pub b_in: Vec<Signal<In, Bits<X_BITS>>>,
+    /// Slot 0's modulus N (odd), exact 17-bit limbs.
+    pub n0: Vec<Signal<In, Bits<Y_BITS>>>,
+    /// Slot 1's modulus N, exact 17-bit limbs.
+    pub n1: Vec<Signal<In, Bits<Y_BITS>>>,
+    /// −N^(−1) mod 2^17 for slot 0.
+    pub n_prime0: Signal<In, Bits<Y_BITS>>,
+    /// −N^(−1) mod 2^17 for slot 1.
+    pub n_prime1: Signal<In, Bits<Y_BITS>>,
+    /// Slot `phase` finished: `result` is valid in this cycle only.
+    pub done: Signal<Out, bool>,
+    /// A·B·R^(−1) mod N, in [0, 2N), redundant limbs (< 2^17 + 4).
+    pub result: Vec<Signal<Out, Bits<X_BITS>>>,
+    /// Slot 0 is multiplying.
+    pub busy0: Signal<Out, bool>,
+    /// Slot 1 is multiplying.
+    pub busy1: Signal<Out, bool>,
+    /// The redundant sum T of the stage-1 slot (for tests: Σ t_j·2^(17j)).
+    pub t: Vec<Signal<Out, Bits<T_BITS>>>,
+    cols: Vec<Column>,
+    digits: Constant<Bits<STEP_BITS>>,
+    ph: DFF<bool>,
+    a0: Vec<DFF<Bits<X_BITS>>>,
+    a1: Vec<DFF<Bits<X_BITS>>>,
+    b0: Vec<DFF<Bits<X_BITS>>>,
+    b1: Vec<DFF<Bits<X_BITS>>>,
+    carry0: DFF<Bits<2>>,
+    carry1: DFF<Bits<2>>,
+    step0: DFF<Bits<STEP_BITS>>,
+    step1: DFF<Bits<STEP_BITS>>,
+    busy0_r: DFF<bool>,
+    busy1_r: DFF<bool>,
+    // Prefetch (the cycle before stage 1): the slot's next digit and a_i·b_0 mod 2^17.
+    a_low: Signal<Local, Bits<X_BITS>>,
+    digit_sum: Signal<Local, Bits<19>>,
+    pre_a: DFF<Bits<Y_BITS>>,
+    pre_ab0: MulAddReg,
+    pre_valid: DFF<bool>,
+    pre_first: DFF<bool>,
+    pre_last: DFF<bool>,
+    // Stage 1 → stage 2: the quotient digit.
+    q_in: Signal<Local, Bits<Y_BITS>>,
+    quotient: MulAddReg,
+    s2_valid: DFF<bool>,
+    s2_last: DFF<bool>,
+    done_r: DFF<bool>,
+}
+
+impl MontMul {
+    /// A multiplier over `digits` 17-bit digits (R = 2^(17·digits)).
+    pub fn new(digits: usize) -> Self {
+        assert!((2..1 << STEP_BITS).contains(&digits), "digits must be in 2..1024");
+        MontMul {
+            clock: Default::default(),
+            phase: Default::default(),
+            start: Default::default(),
+            a_in: many(digits),
+            b_in: many(digits),
+            n0: many(digits),
+            n1: many(digits),
+            n_prime0: Default::default(),
+            n_prime1: Default::default(),
+            done: Default::default(),
+            result: many(digits),
+            busy0: Default::default(),
+            busy1: Default::default(),
+            t: many(digits),
+            cols: many(digits),
+            digits: Constant::new((digits as u64).into()),
+            ph: Default::default(),
+            a0: many(digits),
+            a1: many(digits),
+            b0: many(digits),
+            b1: many(digits),
+            carry0: Default::default(),
+            carry1: Default::default(),
+            step0: Default::default(),
+            step1: Default::default(),
+            busy0_r: Default::default(),
+            busy1_r: Default::default(),
+            a_low: Default::default(),
+            digit_sum: Default::default(),
+            pre_a: Default::default(),
+            pre_ab0: Default::default(),
+            pre_valid: Default::default(),
+            pre_first: Default::default(),
+            pre_last: Default::default(),
+            q_in: Default::default(),
+            quotient: Default::default(),
+            s2_valid: Default::default(),
+            s2_last: Default::default(),
+            done_r: Default::default(),
+        }
+    }
+
+    /// Digits of the multiplier (S).
+    pub fn digits(&self) -> usize {
+        self.cols.len()
+    }
+}
+
+impl Logic for MontMul {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, ph, carry0, carry1, step0, step1, busy0_r, busy1_r, pre_a, pre_valid, pre_first, pre_last,
+            s2_valid, s2_last, done_r
+        );
+        self.pre_ab0.clock.next = self.clock.val();
+        self.quotient.clock.next = self.clock.val();
+        self.ph.d.next = !self.ph.q.val();
+        self.phase.next = self.ph.q.val();
+        self.busy0.next = self.busy0_r.q.val();
+        self.busy1.next = self.busy1_r.q.val();
+        self.done.next = self.done_r.q.val();
+        self.done_r.d.next = false;
+
+        // Operand registers hold by default.
+        for j in 0..self.cols.len() {
+            self.a0[j].clock.next = self.clock.val();
+            self.a1[j].clock.next = self.clock.val();
+            self.b0[j].clock.next = self.clock.val();
+            self.b1[j].clock.next = self.clock.val();
+            self.a0[j].d.next = self.a0[j].q.val();
+            self.a1[j].d.next = self.a1[j].q.val();
+            self.b0[j].d.next = self.b0[j].q.val();
+            self.b1[j].d.next = self.b1[j].q.val();
+        }
+
+        // Prefetch for the slot that enters stage 1 next cycle (slot !ph): resolve its next
+        // multiplier digit, shift its A down one limb, and start a_i·b_0 for the quotient.
+        self.pre_ab0.c.next = 0.into();
+        self.pre_valid.d.next = false;
+        self.pre_first.d.next = false;
+        self.pre_last.d.next = false;
+        if self.ph.q.val() {
+            for j in 0..1 {
+                self.a_low.next = self.a0[j].q.val();
+                self.pre_ab0.x.next = self.b0[j].q.val();
+            }
+            self.digit_sum.next = bit_cast::<19, X_BITS>(self.a_low.val()) + bit_cast::<19, 2>(self.carry0.q.val());
+            if self.busy0_r.q.val() & (self.step0.q.val() != self.digits.val()) {
+                self.pre_valid.d.next = true;
+                self.pre_first.d.next = self.step0.q.val() == 0;
+                self.pre_last.d.next = (self.step0.q.val() + 1) == self.digits.val();
+                self.step0.d.next = self.step0.q.val() + 1;
+                self.carry0.d.next = self.digit_sum.val().get_bits::<2>(17);
+                for j in 0..(self.cols.len() - 1) {
+                    self.a0[j].d.next = self.a0[j + 1].q.val();
+                }
+                for j in (self.cols.len() - 1)..self.cols.len() {
+                    self.a0[j].d.next = 0.into();
+                }
+            }
+        } else {
+            for j in 0..1 {
+                self.a_low.next = self.a1[j].q.val();
+                self.pre_ab0.x.next = self.b1[j].q.val();
+            }
+            self.digit_sum.next = bit_cast::<19, X_BITS>(self.a_low.val()) + bit_cast::<19, 2>(self.carry1.q.val());
+            if self.busy1_r.q.val() & (self.step1.q.val() != self.digits.val()) {
+                self.pre_valid.d.next = true;
+                self.pre_first.d.next = self.step1.q.val() == 0;
+                self.pre_last.d.next = (self.step1.q.val() + 1) == self.digits.val();
+                self.step1.d.next = self.step1.q.val() + 1;
+                self.carry1.d.next = self.digit_sum.val().get_bits::<2>(17);
+                for j in 0..(self.cols.len() - 1) {
+                    self.a1[j].d.next = self.a1[j + 1].q.val();
+                }
+                for j in (self.cols.len() - 1)..self.cols.len() {
+                    self.a1[j].d.next = 0.into();
+                }
+            }
+        }
+        self.pre_a.d.next = self.digit_sum.val().get_bits::<Y_BITS>(0);
+        self.pre_ab0.y.next = self.digit_sum.val().get_bits::<Y_BITS>(0);
+
+        // Stage 1 (slot ph): a_i·b_j in every column; the quotient digit
+        // q_i = (t_0 + a_i·b_0 mod 2^17)·N' mod 2^17, registered for stage 2.
+        self.quotient.c.next = 0.into();
+        for j in 0..1 {
+            self.q_in.next = self.pre_ab0.p.val().get_bits::<Y_BITS>(0) + self.cols[j].t.val().get_bits::<Y_BITS>(0);
+            if self.pre_first.q.val() {
+                self.q_in.next = self.pre_ab0.p.val().get_bits::<Y_BITS>(0);
+            }
+        }
+        self.quotient.x.next = bit_cast::<X_BITS, Y_BITS>(self.q_in.val());
+        self.quotient.y.next = self.n_prime0.val();
+        if self.ph.q.val() {
+            self.quotient.y.next = self.n_prime1.val();
+        }
+        self.s2_valid.d.next = self.pre_valid.q.val();
+        self.s2_last.d.next = self.pre_last.q.val();
+
+        for j in 0..self.cols.len() {
+            self.cols[j].clock.next = self.clock.val();
+            self.cols[j].a.next = self.pre_a.q.val();
+            self.cols[j].first.next = self.pre_first.q.val();
+            self.cols[j].q.next = self.quotient.p.val().get_bits::<Y_BITS>(0);
+            if self.ph.q.val() {
+                self.cols[j].b.next = self.b1[j].q.val();
+                self.cols[j].n.next = self.n0[j].val();
+            } else {
+                self.cols[j].b.next = self.b0[j].q.val();
+                self.cols[j].n.next = self.n1[j].val();
+            }
+            self.t[j].next = self.cols[j].t.val();
+        }
+        for j in 0..(self.cols.len() - 1) {
+            self.cols[j].lo_up.next = self.cols[j + 1].lo.val();
+        }
+        for j in (self.cols.len() - 1)..self.cols.len() {
+            self.cols[j].lo_up.next = 0.into();
+        }
+
+        // Stage 2 (slot !ph): the columns finish the step; after a multiplication's last step the
+        // result shows in the next cycle, when its slot is ph again.
+        if self.s2_valid.q.val() & self.s2_last.q.val() {
+            self.done_r.d.next = true;
+            if self.ph.q.val() {
+                self.busy0_r.d.next = false;
+            } else {
+                self.busy1_r.d.next = false;
+            }
+        }
+
+        // The result: one redistribution, u_j = lo17(t_j) + hi(t_(j−1)), limbs < 2^17 + 4.
+        for j in 0..1 {
+            self.result[j].next = self.cols[j].t_lo.val();
+        }
+        for j in 1..self.cols.len() {
+            self.result[j].next = self.cols[j].t_lo.val() + self.cols[j - 1].t_hi.val();
+        }
+
+        // Start: load slot ph's operands (its previous result may be one of them).
+        if self.start.val() & self.ph.q.val() & (!self.busy1_r.q.val() | self.done_r.q.val()) {
+            self.busy1_r.d.next = true;
+            self.step1.d.next = 0.into();
+            self.carry1.d.next = 0.into();
+            for j in 0..self.cols.len() {
+                self.a1[j].d.next = self.a_in[j].val();
+                self.b1[j].d.next = self.b_in[j].val();
+            }
+        }
+        if self.start.val() & !self.ph.q.val() & (!self.busy0_r.q.val() | self.done_r.q.val()) {
+            self.busy0_r.d.next = true;
+            self.step0.d.next = 0.into();
+            self.carry0.d.next = 0.into();
+            for j in 0..self.cols.len() {
+                self.a0[j].d.next = self.a_in[j].val();
+                self.b0[j].d.next = self.b_in[j].val();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,124 @@
+//! The DSP48E1 leaves: `p = c + x·y` with an unsigned 18-bit `x` (the 25-bit port) and an unsigned
+//! 17-bit `y` (the 18-bit port), registered or combinational. rust-hdl's own `*` stops at 16 bits,
+//! so each leaf is a small custom Verilog module with a Rust model of the same arithmetic.
+
+use rust_hdl::prelude::*;
+
+/// Width of the wide factor: redundant limbs of up to 18 bits.
+pub const X_BITS: usize = 18;
+/// Width of the narrow factor: exact 17-bit digits.
+pub const Y_BITS: usize = 17;
+/// Width of the addend and of the result.
+pub const P_BITS: usize = 36;
+
+fn model(c: Bits<P_BITS>, x: Bits<X_BITS>, y: Bits<Y_BITS>) -> Bits<P_BITS> {
+    let p = c.to_u64().wrapping_add(x.to_u64() * y.to_u64());
+    Bits::<P_BITS>::from(p & ((1u64 << P_BITS) - 1))
+}
+
+/// `p <= c + x·y` on the rising clock edge: a DSP48E1 with its P register (Yosys and Vivado fold
+/// the adder and the register into the DSP).
+#[derive(LogicBlock, Default)]
+pub struct MulAddReg {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// The wide factor (up to 18 bits, unsigned).
+    pub x: Signal<In, Bits<X_BITS>>,
+    /// The narrow factor (17 bits, unsigned).
+    pub y: Signal<In, Bits<Y_BITS>>,
+    /// The addend.
+    pub c: Signal<In, Bits<P_BITS>>,
+    /// c + x·y, registered.
+    pub p: Signal<Out, Bits<P_BITS>>,
+}
+
+impl Logic for MulAddReg {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.p.next = model(self.c.val(), self.x.val(), self.y.val());
+        }
+    }
+    fn connect(&mut self) {
+        self.p.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "initial begin\n   p = 36'h0;\nend\n\nalways @(posedge clock) begin\n   p <= c + x * y;\nend\n".into(),
+        )
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "mul_add_reg".into(),
+            clock: "clock".into(),
+            inputs: vec!["x".into(), "y".into(), "c".into()],
+            outputs: vec!["p".into()],
+        }]
+    }
+}
+
+/// `p = c + x·y`, combinational: a DSP48E1 without its P register, for the one place where the
+/// product must be added and redistributed in the same cycle.
+#[derive(LogicBlock, Default)]
+pub struct MulAdd {
+    /// The wide factor (up to 18 bits, unsigned).
+    pub x: Signal<In, Bits<X_BITS>>,
+    /// The narrow factor (17 bits, unsigned).
+    pub y: Signal<In, Bits<Y_BITS>>,
+    /// The addend.
+    pub c: Signal<In, Bits<P_BITS>>,
+    /// c + x·y.
+    pub p: Signal<Out, Bits<P_BITS>>,
+}
+
+impl Logic for MulAdd {
+    fn update(&mut self) {
+        self.p.next = model(self.c.val(), self.x.val(), self.y.val());
+    }
+    fn connect(&mut self) {
+        self.p.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("always @(*) begin\n   p = c + x * y;\nend\n".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::simulate;
+
+    #[test]
+    fn mul_add_reg_is_synthesizable() {
+        let mut uut = MulAddReg::default();
+        uut.connect_all();
+        yosys_validate("ecrt_mul_add_reg", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
+    fn mul_add_is_synthesizable() {
+        let mut uut = MulAdd::default();
+        uut.connect_all();
+        yosys_validate("ecrt_mul_add", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
+    fn registered_leaf_computes_c_plus_x_times_y_one_cycle_later() {
+        let cases = [
+            (0u64, 0u64, 0u64),
+            ((1 << 18) - 1, (1 << 17) - 1, (1 << 36) - 1 - ((1 << 35) - (1 << 18) - (1 << 17) + 1)),
+            (12345, 54321, 99),
+            ((1 << 17) + 3, 77777, 1 << 35),
+        ];
+        let outputs = simulate(MulAddReg::default(), cases.len() + 1, move |uut, i| {
+            if let Some(&(x, y, c)) = cases.get(i) {
+                uut.x.next = x.into();
+                uut.y.next = y.into();
+                uut.c.next = c.into();
+            }
+            uut.p.val().to_u64()
+        });
+        for (i, &(x, y, c)) in cases.iter().enumerate() {
+            assert_eq!(outputs[i + 1], (c + x * y) & ((1 << 36) - 1), "case {i}");
+        }
+    }
+}
