@@ -3,13 +3,16 @@
 //! The ecrt accelerator described in rust-hdl, emitted as Verilog for Virtex-7.
 
 pub mod column;
+pub mod host;
 pub mod limbs;
+pub mod modexp;
 pub mod montmul;
 pub mod mul_add;
+pub mod slot_control;
 #[doc(hidden)]
 pub mod testing;
 
-testing::clocked!(mul_add::MulAddReg, column::Column, montmul::MontMul);
+testing::clocked!(mul_add::MulAddReg, column::Column, montmul::MontMul, slot_control::SlotControl, modexp::ModExp);
 
 /// `n` default values: the children or ports of a block `n` limbs wide.
 pub(crate) fn many<T: Default>(n: usize) -> Vec<T> {

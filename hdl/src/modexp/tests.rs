@@ -1,0 +1,96 @@
+use super::*;
+use crate::host::SlotKey;
+use crate::limbs::from_limbs;
+use crate::testing::simulate;
+use ecrt_golden::hw::{mont_exp, ExpStates, Schedule};
+use num_bigint::{BigUint, RandBigInt};
+use rand::SeedableRng;
+
+#[test]
+fn modexp_is_synthesizable() {
+    let mut uut = ModExp::new(3, 12, 3);
+    uut.connect_all();
+    yosys_validate("ecrt_modexp", &generate_verilog(&uut)).unwrap();
+}
+
+/// Every Montgomery multiplication's result, in the order the hardware performs them, from the
+/// golden model's fixed-window trace.
+fn golden_sequence(key: &SlotKey, base: &BigUint, exponent: &BigUint, exponent_bits: usize, w: usize) -> Vec<BigUint> {
+    let ctx = key.context();
+    let x_mont = ctx.to_montgomery(base);
+    let trace =
+        mont_exp(ctx, &x_mont, exponent, exponent_bits, Schedule::FixedWindow { window_bits: w as u32 }).unwrap();
+    let ExpStates::FixedWindow { table, windows } = &trace.states else { panic!("fixed-window trace expected") };
+    let mut sequence = vec![x_mont.clone()];
+    sequence.extend(table[2..].iter().cloned());
+    for window in &windows[1..] {
+        sequence.extend(window.squares.iter().cloned());
+        sequence.push(window.acc.clone());
+    }
+    sequence.push(ctx.from_montgomery(&trace.result));
+    sequence
+}
+
+/// Both slots exponentiate at once (different moduli, exponents and bases) in rust-hdl's
+/// simulator; every multiplication of each slot equals the golden model's, and so does the result.
+#[test]
+fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    for (modulus_bits, exponent_bits, w) in [(40u64, 13usize, 1usize), (45, 20, 3), (64, 11, 4)] {
+        let digits = (modulus_bits as usize + 2).div_ceil(17);
+        let mut slots = Vec::new();
+        for slot in 0..2 {
+            let mut n = rng.gen_biguint(modulus_bits);
+            n.set_bit(modulus_bits - 1, true);
+            n.set_bit(0, true);
+            // Slot 1 gets the all-ones exponent and base N − 1; slot 0 random ones.
+            let exponent = if slot == 1 {
+                (BigUint::from(1u32) << exponent_bits) - 1u32
+            } else {
+                rng.gen_biguint(exponent_bits as u64)
+            };
+            let base = if slot == 1 { &n - 1u32 } else { rng.gen_biguint_below(&n) };
+            let key = SlotKey::new(&n, &exponent, exponent_bits, w).unwrap();
+            let expected = golden_sequence(&key, &base, &exponent, exponent_bits, w);
+            assert_eq!(expected.last().unwrap(), &base.modpow(&exponent, &n));
+            let mut loads = key.key_loads();
+            loads.extend(key.base_loads(&base));
+            slots.push((loads, expected));
+        }
+        let loads: Vec<(bool, crate::slot_control::LoadTarget, u64)> =
+            (0..2).flat_map(|s| slots[s].0.iter().map(move |&(t, d)| (s == 1, t, d))).collect();
+        let ops = slots[0].1.len();
+        let cycles = loads.len() + 4 + (ops + 1) * (2 * digits + 2);
+        let load_count = loads.len();
+        let trace = simulate(ModExp::new(digits, exponent_bits, w), cycles, move |uut, cycle| {
+            uut.load.next = false;
+            uut.start0.next = false;
+            uut.start1.next = false;
+            if let Some(&(slot, t, d)) = loads.get(cycle) {
+                uut.load.next = true;
+                uut.load_slot.next = slot;
+                uut.load_target.next = t;
+                uut.load_data.next = d.into();
+            } else if cycle == load_count {
+                uut.start0.next = true;
+                uut.start1.next = true;
+            }
+            let result = from_limbs(uut.result.iter().map(|r| r.val().to_u64()));
+            (uut.mul_done.val(), uut.phase.val() as usize, uut.done.val(), uut.done_slot.val() as usize, result)
+        });
+        for (slot, (_, expected)) in slots.iter().enumerate() {
+            let products: Vec<&BigUint> = trace.iter().filter(|c| c.0 && c.1 == slot).map(|c| &c.4).collect();
+            assert_eq!(
+                products.len(),
+                expected.len(),
+                "{modulus_bits}-bit modulus, w = {w}: slot {slot} multiplications"
+            );
+            for (k, (got, want)) in products.iter().zip(expected).enumerate() {
+                assert_eq!(*got, want, "{modulus_bits}-bit modulus, w = {w}: slot {slot}, multiplication {k}");
+            }
+            let finished: Vec<_> = trace.iter().filter(|c| c.2 && c.3 == slot).collect();
+            assert_eq!(finished.len(), 1, "slot {slot} finishes once");
+            assert_eq!(&finished[0].4, expected.last().unwrap());
+        }
+    }
+}

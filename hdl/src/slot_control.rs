@@ -1,0 +1,414 @@
+//! One exponentiation slot: a key's constants, the base, the exponent's windows, the window table,
+//! and the sequencer that feeds the multiplier one Montgomery multiplication after another.
+//!
+//! Schedule: fixed-window, left to right (`ecrt_golden::hw::Schedule::FixedWindow`), in which every
+//! window costs w squarings and one table multiplication, also a zero window, so the sequence of
+//! operations depends only on (exponent bits, w). Operations, for W = ⌈L/w⌉ windows:
+//! 1. x̃ = x·R² (into the Montgomery domain), stored as T[1];
+//! 2. T[j] = T[j−1]·x̃ for j = 2 … 2^w − 1 (T[0] = R mod N is loaded with the key);
+//! 3. acc = T[top window]; then per remaining window: w squarings, one multiplication by T[window];
+//! 4. acc·1 (out of the domain): the result, fully reduced (< N for a base coprime to N).
+
+use crate::many;
+use crate::mul_add::{X_BITS, Y_BITS};
+use rust_hdl::prelude::*;
+
+/// Bits of a table address and of a window: windows up to 6 bits.
+pub const WINDOW_BITS_MAX: usize = 6;
+/// Bits of the window counter.
+pub const WINDOW_COUNT_BITS: usize = 12;
+
+/// What a load cycle writes (`load_target`, encoded as the variant's index); limb vectors shift in
+/// least significant limb first, exponent windows most significant window first.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum LoadTarget {
+    /// The modulus N, S exact limbs.
+    Modulus,
+    /// −N^(−1) mod 2^17.
+    NPrime,
+    /// R² mod N, S limbs.
+    R2,
+    /// R mod N (the Montgomery form of 1, table entry 0), S limbs.
+    One,
+    /// The base x < N, S limbs.
+    Base,
+    /// The exponent, one w-bit window per load, most significant first.
+    Exponent,
+}
+
+/// The sequencer's state.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum SlotState {
+    Idle,
+    Waiting,
+    ToMontgomery,
+    Table,
+    Square,
+    Multiply,
+    FromMontgomery,
+}
+
+/// One slot's storage and sequencer.
+#[derive(LogicBlock)]
+pub struct SlotControl {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// Write `load_data` into `load_target` (shifting it in).
+    pub load: Signal<In, bool>,
+    /// Which register a load writes.
+    pub load_target: Signal<In, LoadTarget>,
+    /// The limb, constant or window being loaded.
+    pub load_data: Signal<In, Bits<X_BITS>>,
+    /// Begin an exponentiation of the loaded base.
+    pub start: Signal<In, bool>,
+    /// The multiplier serves this slot in this cycle (its `phase`).
+    pub my_turn: Signal<In, bool>,
+    /// The multiplier finished this slot's multiplication: `mm_result` holds it.
+    pub mm_done: Signal<In, bool>,
+    /// The multiplier is busy with this slot's multiplication.
+    pub mm_busy: Signal<In, bool>,
+    /// The multiplier's result.
+    pub mm_result: Vec<Signal<In, Bits<X_BITS>>>,
+    /// Start a multiplication of `a_out`·`b_out` now.
+    pub issue: Signal<Out, bool>,
+    /// The next multiplier A.
+    pub a_out: Vec<Signal<Out, Bits<X_BITS>>>,
+    /// The next multiplicand B.
+    pub b_out: Vec<Signal<Out, Bits<X_BITS>>>,
+    /// This slot's modulus, for the multiplier.
+    pub n_out: Vec<Signal<Out, Bits<Y_BITS>>>,
+    /// This slot's −N^(−1) mod 2^17.
+    pub n_prime_out: Signal<Out, Bits<Y_BITS>>,
+    /// The exponentiation finished: `mm_result` is x^e mod N in this cycle.
+    pub done: Signal<Out, bool>,
+    /// An exponentiation is under way.
+    pub busy: Signal<Out, bool>,
+    window_bits: Constant<Bits<4>>,
+    windows: Constant<Bits<WINDOW_COUNT_BITS>>,
+    table_last: Constant<Bits<WINDOW_BITS_MAX>>,
+    state: DFF<SlotState>,
+    modulus: Vec<DFF<Bits<Y_BITS>>>,
+    n_prime: DFF<Bits<Y_BITS>>,
+    r2: Vec<DFF<Bits<X_BITS>>>,
+    one: Vec<DFF<Bits<X_BITS>>>,
+    base: Vec<DFF<Bits<X_BITS>>>,
+    x_mont: Vec<DFF<Bits<X_BITS>>>,
+    exponent: Vec<DFF<Bits<WINDOW_BITS_MAX>>>,
+    table: Vec<RAM<Bits<X_BITS>, WINDOW_BITS_MAX>>,
+    table_index: DFF<Bits<WINDOW_BITS_MAX>>,
+    squares_left: DFF<Bits<4>>,
+    windows_left: DFF<Bits<WINDOW_COUNT_BITS>>,
+    // The table entry T[exponent[0]] as read last cycle, or bypassed.
+    entry: Vec<Signal<Local, Bits<X_BITS>>>,
+    read_address: DFF<Bits<WINDOW_BITS_MAX>>,
+    write_address: Signal<Local, Bits<WINDOW_BITS_MAX>>,
+    write_enable: Signal<Local, bool>,
+    rotate: Signal<Local, bool>,
+    // Which operands the issued multiplication takes.
+    a_from: Signal<Local, Operand>,
+    b_from: Signal<Local, Operand>,
+}
+
+/// Where the next multiplication's operands come from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum Operand {
+    /// The multiplier's result (the accumulator).
+    Result,
+    /// The loaded base.
+    Base,
+    /// The table entry of the current window.
+    Entry,
+    /// R² mod N.
+    R2,
+    /// The base in the Montgomery domain, T[1].
+    XMont,
+    /// The integer 1.
+    Unit,
+}
+
+impl SlotControl {
+    /// A slot for `digits`-limb operands, exponents of `exponent_bits` bits and `window_bits`-bit
+    /// windows.
+    pub fn new(digits: usize, exponent_bits: usize, window_bits: usize) -> Self {
+        assert!((1..=WINDOW_BITS_MAX).contains(&window_bits), "windows of 1 to {WINDOW_BITS_MAX} bits");
+        let windows = exponent_bits.div_ceil(window_bits);
+        assert!((1..1 << WINDOW_COUNT_BITS).contains(&windows), "too many windows");
+        SlotControl {
+            clock: Default::default(),
+            load: Default::default(),
+            load_target: Default::default(),
+            load_data: Default::default(),
+            start: Default::default(),
+            my_turn: Default::default(),
+            mm_done: Default::default(),
+            mm_busy: Default::default(),
+            mm_result: many(digits),
+            issue: Default::default(),
+            a_out: many(digits),
+            b_out: many(digits),
+            n_out: many(digits),
+            n_prime_out: Default::default(),
+            done: Default::default(),
+            busy: Default::default(),
+            window_bits: Constant::new((window_bits as u64).into()),
+            windows: Constant::new((windows as u64).into()),
+            table_last: Constant::new(((1u64 << window_bits) - 1).into()),
+            state: Default::default(),
+            modulus: many(digits),
+            n_prime: Default::default(),
+            r2: many(digits),
+            one: many(digits),
+            base: many(digits),
+            x_mont: many(digits),
+            exponent: many(windows),
+            table: many(digits),
+            table_index: Default::default(),
+            squares_left: Default::default(),
+            windows_left: Default::default(),
+            entry: many(digits),
+            read_address: Default::default(),
+            write_address: Default::default(),
+            write_enable: Default::default(),
+            rotate: Default::default(),
+            a_from: Default::default(),
+            b_from: Default::default(),
+        }
+    }
+}
+
+impl Logic for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, n_prime, table_index, squares_left, windows_left, read_address);
+        self.busy.next = self.state.q.val() != SlotState::Idle;
+        self.n_prime_out.next = self.n_prime.q.val();
+        self.done.next = false;
+        self.issue.next = false;
+        self.write_enable.next = false;
+        self.write_address.next = self.table_index.q.val();
+        self.rotate.next = false;
+        self.a_from.next = Operand::Result;
+        self.b_from.next = Operand::Result;
+        // The table entry of the current window, read with last cycle's address.
+        for i in 0..1 {
+            self.read_address.d.next = self.exponent[i].q.val();
+        }
+
+        // Loads shift the chosen register by one limb or window.
+        for j in 0..self.modulus.len() {
+            self.modulus[j].clock.next = self.clock.val();
+            self.r2[j].clock.next = self.clock.val();
+            self.one[j].clock.next = self.clock.val();
+            self.base[j].clock.next = self.clock.val();
+            self.x_mont[j].clock.next = self.clock.val();
+            self.modulus[j].d.next = self.modulus[j].q.val();
+            self.r2[j].d.next = self.r2[j].q.val();
+            self.one[j].d.next = self.one[j].q.val();
+            self.base[j].d.next = self.base[j].q.val();
+            self.x_mont[j].d.next = self.x_mont[j].q.val();
+            self.n_out[j].next = self.modulus[j].q.val();
+        }
+        for i in 0..self.exponent.len() {
+            self.exponent[i].clock.next = self.clock.val();
+            self.exponent[i].d.next = self.exponent[i].q.val();
+        }
+        if self.load.val() {
+            if self.load_target.val() == LoadTarget::Modulus {
+                for j in 0..(self.modulus.len() - 1) {
+                    self.modulus[j].d.next = self.modulus[j + 1].q.val();
+                }
+                for j in (self.modulus.len() - 1)..self.modulus.len() {
+                    self.modulus[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                }
+            }
+            if self.load_target.val() == LoadTarget::NPrime {
+                self.n_prime.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+            }
+            if self.load_target.val() == LoadTarget::R2 {
+                for j in 0..(self.r2.len() - 1) {
+                    self.r2[j].d.next = self.r2[j + 1].q.val();
+                }
+                for j in (self.r2.len() - 1)..self.r2.len() {
+                    self.r2[j].d.next = self.load_data.val();
+                }
+            }
+            if self.load_target.val() == LoadTarget::One {
+                for j in 0..(self.one.len() - 1) {
+                    self.one[j].d.next = self.one[j + 1].q.val();
+                }
+                for j in (self.one.len() - 1)..self.one.len() {
+                    self.one[j].d.next = self.load_data.val();
+                }
+            }
+            if self.load_target.val() == LoadTarget::Base {
+                for j in 0..(self.base.len() - 1) {
+                    self.base[j].d.next = self.base[j + 1].q.val();
+                }
+                for j in (self.base.len() - 1)..self.base.len() {
+                    self.base[j].d.next = self.load_data.val();
+                }
+            }
+            if self.load_target.val() == LoadTarget::Exponent {
+                for i in 0..(self.exponent.len() - 1) {
+                    self.exponent[i].d.next = self.exponent[i + 1].q.val();
+                }
+                for i in (self.exponent.len() - 1)..self.exponent.len() {
+                    self.exponent[i].d.next = self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0);
+                }
+            }
+        }
+
+        match self.state.q.val() {
+            SlotState::Idle => {
+                if self.start.val() {
+                    self.state.d.next = SlotState::Waiting;
+                }
+            }
+            SlotState::Waiting => {
+                if self.my_turn.val() & !self.mm_busy.val() {
+                    self.issue.next = true;
+                    self.a_from.next = Operand::Base;
+                    self.b_from.next = Operand::R2;
+                    self.state.d.next = SlotState::ToMontgomery;
+                }
+            }
+            SlotState::ToMontgomery => {
+                if self.mm_done.val() {
+                    self.write_enable.next = true;
+                    self.write_address.next = 1.into();
+                    for j in 0..self.x_mont.len() {
+                        self.x_mont[j].d.next = self.mm_result[j].val();
+                    }
+                    self.issue.next = true;
+                    // T[2] = x̃·x̃; with 1-bit windows the table is complete: go to the windows.
+                    self.table_index.d.next = 2.into();
+                    self.state.d.next = SlotState::Table;
+                    if self.table_last.val() == 1 {
+                        self.rotate.next = true;
+                        self.windows_left.d.next = self.windows.val() - 1;
+                        self.a_from.next = Operand::Entry;
+                        self.b_from.next = Operand::Entry;
+                        self.squares_left.d.next = self.window_bits.val() - 1;
+                        self.state.d.next = SlotState::Square;
+                        if self.windows.val() == 1 {
+                            self.b_from.next = Operand::Unit;
+                            self.state.d.next = SlotState::FromMontgomery;
+                        }
+                    }
+                }
+            }
+            SlotState::Table => {
+                if self.mm_done.val() {
+                    self.write_enable.next = true;
+                    self.issue.next = true;
+                    self.b_from.next = Operand::XMont;
+                    self.table_index.d.next = self.table_index.q.val() + 1;
+                    if self.table_index.q.val() == self.table_last.val() {
+                        self.rotate.next = true;
+                        self.windows_left.d.next = self.windows.val() - 1;
+                        self.a_from.next = Operand::Entry;
+                        self.b_from.next = Operand::Entry;
+                        self.squares_left.d.next = self.window_bits.val() - 1;
+                        self.state.d.next = SlotState::Square;
+                        if self.windows.val() == 1 {
+                            self.b_from.next = Operand::Unit;
+                            self.state.d.next = SlotState::FromMontgomery;
+                        }
+                    }
+                }
+            }
+            SlotState::Square => {
+                if self.mm_done.val() {
+                    self.issue.next = true;
+                    if self.squares_left.q.val() == 0 {
+                        self.b_from.next = Operand::Entry;
+                        self.state.d.next = SlotState::Multiply;
+                    } else {
+                        self.squares_left.d.next = self.squares_left.q.val() - 1;
+                    }
+                }
+            }
+            SlotState::Multiply => {
+                if self.mm_done.val() {
+                    self.issue.next = true;
+                    self.rotate.next = true;
+                    self.windows_left.d.next = self.windows_left.q.val() - 1;
+                    self.squares_left.d.next = self.window_bits.val() - 1;
+                    self.state.d.next = SlotState::Square;
+                    if self.windows_left.q.val() == 1 {
+                        self.b_from.next = Operand::Unit;
+                        self.state.d.next = SlotState::FromMontgomery;
+                    }
+                }
+            }
+            SlotState::FromMontgomery => {
+                if self.mm_done.val() {
+                    self.done.next = true;
+                    self.state.d.next = SlotState::Idle;
+                }
+            }
+            _ => {
+                self.state.d.next = SlotState::Idle;
+            }
+        }
+
+        // The exponent rotates by one window as each window is consumed: after W rotations it
+        // is back as loaded, ready for the next base.
+        if self.rotate.val() {
+            for i in 0..(self.exponent.len() - 1) {
+                self.exponent[i].d.next = self.exponent[i + 1].q.val();
+            }
+            for i in (self.exponent.len() - 1)..self.exponent.len() {
+                for k in 0..1 {
+                    self.exponent[i].d.next = self.exponent[k].q.val();
+                }
+            }
+        }
+
+        // Table storage: T[1 … 2^w − 1] in one small RAM per limb column.
+        for j in 0..self.table.len() {
+            self.table[j].read_clock.next = self.clock.val();
+            self.table[j].write_clock.next = self.clock.val();
+            self.table[j].read_address.next = self.read_address.d.val();
+            self.table[j].write_address.next = self.write_address.val();
+            self.table[j].write_data.next = self.mm_result[j].val();
+            self.table[j].write_enable.next = self.write_enable.val();
+            self.entry[j].next = self.table[j].read_data.val();
+            if self.write_enable.val() & (self.write_address.val() == self.read_address.q.val()) {
+                self.entry[j].next = self.mm_result[j].val();
+            }
+            if self.read_address.q.val() == 0 {
+                self.entry[j].next = self.one[j].q.val();
+            }
+        }
+
+        // Operand multiplexers.
+        for j in 0..self.a_out.len() {
+            self.a_out[j].next = self.mm_result[j].val();
+            if self.a_from.val() == Operand::Base {
+                self.a_out[j].next = self.base[j].q.val();
+            }
+            if self.a_from.val() == Operand::Entry {
+                self.a_out[j].next = self.entry[j].val();
+            }
+            self.b_out[j].next = self.mm_result[j].val();
+            if self.b_from.val() == Operand::Entry {
+                self.b_out[j].next = self.entry[j].val();
+            }
+            if self.b_from.val() == Operand::R2 {
+                self.b_out[j].next = self.r2[j].q.val();
+            }
+            if self.b_from.val() == Operand::XMont {
+                self.b_out[j].next = self.x_mont[j].q.val();
+            }
+            if self.b_from.val() == Operand::Unit {
+                self.b_out[j].next = 0.into();
+            }
+        }
+        for j in 0..1 {
+            if self.b_from.val() == Operand::Unit {
+                self.b_out[j].next = 1.into();
+            }
+        }
+    }
+}
