@@ -3,6 +3,8 @@
 //! The ecrt accelerator described in rust-hdl, emitted as Verilog for Virtex-7.
 
 pub mod column;
+pub mod config;
+pub mod emit;
 pub mod host;
 pub mod limbs;
 pub mod modexp;

@@ -412,3 +412,15 @@ impl Logic for SlotControl {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_control_is_synthesizable() {
+        let mut uut = SlotControl::new(3, 10, 2);
+        uut.connect_all();
+        yosys_validate("ecrt_slot_control", &generate_verilog(&uut)).unwrap();
+    }
+}

@@ -4,6 +4,7 @@ mod bench;
 mod decrypt;
 mod encrypt;
 mod keygen;
+mod rtl;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -33,6 +34,7 @@ enum Command {
     Encrypt(encrypt::Args),
     Decrypt(decrypt::Args),
     Bench(bench::Args),
+    Rtl(rtl::Args),
 }
 
 /// Where decryptions run.
@@ -48,6 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Encrypt(args) => encrypt::run(args),
         Command::Decrypt(args) => decrypt::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Rtl(args) => rtl::run(args),
     }
 }
 

@@ -1,0 +1,68 @@
+//! `ecrt rtl`: the accelerator's Verilog for one configuration, and its manifest.
+
+use anyhow::Context;
+use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_hdl::emit::{emit, write, MANIFEST_FILE, VERILOG_FILE};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The accelerator's configuration, as every command that builds or drives it takes it.
+#[derive(clap::Args, Clone)]
+pub struct ConfigArgs {
+    /// Bits of the Paillier modulus n (512 to 4096, a multiple of 64).
+    #[arg(long, default_value_t = 2048)]
+    pub key_bits: usize,
+    /// Bits of a multiplier digit (only 17 is implemented).
+    #[arg(long, default_value_t = 17)]
+    pub limb_bits: usize,
+    /// Width of the exponent's segments (fixed windows), 1 to 6 bits.
+    #[arg(long, visible_alias = "segment-bits", default_value_t = 5)]
+    pub window_bits: usize,
+    /// The reference clock for reported times, in MHz.
+    #[arg(long, default_value_t = 100.0)]
+    pub clock_mhz: f64,
+}
+
+impl ConfigArgs {
+    /// The validated configuration.
+    pub fn config(&self) -> anyhow::Result<AcceleratorConfig> {
+        let config = AcceleratorConfig {
+            key_bits: self.key_bits,
+            limb_bits: self.limb_bits,
+            window_bits: self.window_bits,
+            clock_mhz: self.clock_mhz,
+            ..Default::default()
+        };
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+/// Write the Verilog of the exponentiation unit and its manifest.json.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The output directory.
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let config = args.config.config()?;
+    let spinner = crate::cli::progress_spinner(&format!("generating the {}-bit RTL", config.key_bits));
+    let emitted = emit(&config)?;
+    spinner.finish_and_clear();
+    write(&emitted, &args.out).with_context(|| format!("cannot write to {}", args.out.display()))?;
+    let m = &emitted.manifest;
+    eprintln!(
+        "ecrt: wrote {} ({} modules, {} digits, {} multiplications per exponentiation) and {} to {}",
+        VERILOG_FILE,
+        m.modules.len(),
+        m.digits,
+        m.multiplications_per_exponentiation,
+        MANIFEST_FILE,
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
