@@ -4,6 +4,7 @@ mod bench;
 mod decrypt;
 mod encrypt;
 mod keygen;
+mod modexp_bench;
 mod rtl;
 
 use anyhow::Context;
@@ -35,6 +36,7 @@ enum Command {
     Decrypt(decrypt::Args),
     Bench(bench::Args),
     Rtl(rtl::Args),
+    BenchModexp(modexp_bench::Args),
 }
 
 /// Where decryptions run.
@@ -51,6 +53,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Decrypt(args) => decrypt::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Rtl(args) => rtl::run(args),
+        Command::BenchModexp(args) => modexp_bench::run(args),
     }
 }
 

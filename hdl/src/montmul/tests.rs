@@ -57,9 +57,11 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
         let cycles = 2 * period + 6;
         // Per cycle: phase, done, result value, T value.
         let trace = simulate(MontMul::new(digits), cycles, move |uut, cycle| {
-            for j in 0..digits {
-                uut.n0[j].next = n_limbs[0][j].into();
-                uut.n1[j].next = n_limbs[1][j].into();
+            for (port, &limb) in uut.n0.iter_mut().zip(&n_limbs[0]) {
+                port.next = limb.into();
+            }
+            for (port, &limb) in uut.n1.iter_mut().zip(&n_limbs[1]) {
+                port.next = limb.into();
             }
             uut.n_prime0.next = n_primes[0].into();
             uut.n_prime1.next = n_primes[1].into();

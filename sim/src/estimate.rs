@@ -1,0 +1,293 @@
+//! FPGA resource estimates from Yosys (`synth_xilinx -family xc7`).
+//!
+//! [`estimate`] synthesizes a design for 7-series (Virtex-7) with
+//! `synth_xilinx -family xc7 -top TOP -flatten -noiopad -noclkbuf` and reads `stat -tech xilinx`.
+//! **These are Yosys estimates, not Vivado results**: Yosys' mapping, packing and optimisation differ
+//! from Vivado's, and nothing is placed or routed, so use them to compare variants and to size
+//! blocks until a Vivado report is on record.
+//!
+//! Synthesizing wide flat logic is slow (minutes for 2048-bit datapaths), so results are cached by
+//! content (`<cache_dir>/estimate/<key>.json`), and large designs are better estimated per block and
+//! summed with [`ResourceEstimate::scaled`] and [`ResourceEstimate::add`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cache::{content_key, ensure_dir, keep_failed_log, key_lock, staging_dir};
+use crate::error::{Result, SimError};
+use crate::progress::Spinner;
+use crate::toolchain::{yosys_version, Log};
+
+/// Bump when the script or the parsing changes: part of the cache key.
+const ESTIMATE_FORMAT: &str = "ecrt-sim estimate 1";
+
+/// Cell counts of a design after Yosys' Xilinx 7-series synthesis.
+///
+/// A Yosys estimate, not a Vivado result (see the module docs). `cells` keeps every cell type Yosys
+/// reported; the other fields summarize it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourceEstimate {
+    /// Look-up tables used as logic: LUT1 … LUT6.
+    pub lut: u64,
+    /// Flip-flops: FDRE, FDSE, FDCE, FDPE.
+    pub ff: u64,
+    /// DSP48E1 slices.
+    pub dsp48e1: u64,
+    /// Block RAM in 36 Kb units: RAMB36E1 count 1, RAMB18E1 count ½.
+    pub bram36: f64,
+    /// CARRY4 carry-chain cells.
+    pub carry4: u64,
+    /// LUT-based memory cells (RAM32M, RAM64X1D, …, SRL16E, SRLC32E), counted as cells.
+    pub lutram: u64,
+    /// Yosys' "estimated number of LCs" (LUTs after packing), when reported.
+    pub estimated_lcs: u64,
+    /// Every cell type and its count, as Yosys reported them.
+    pub cells: BTreeMap<String, u64>,
+    /// Which tool and script produced the numbers.
+    pub tool: String,
+}
+
+impl ResourceEstimate {
+    /// Summarizes a cell table.
+    pub fn from_cells(cells: BTreeMap<String, u64>, tool: impl Into<String>) -> Self {
+        let mut e = ResourceEstimate { tool: tool.into(), ..Default::default() };
+        for (name, &n) in &cells {
+            let c = name.as_str();
+            if c.starts_with("LUT") && c[3..].chars().next().is_some_and(|d| d.is_ascii_digit()) {
+                e.lut += n;
+            } else if matches!(c, "FDRE" | "FDSE" | "FDCE" | "FDPE") {
+                e.ff += n;
+            } else if c == "DSP48E1" {
+                e.dsp48e1 += n;
+            } else if c.starts_with("RAMB36") {
+                e.bram36 += n as f64;
+            } else if c.starts_with("RAMB18") {
+                e.bram36 += n as f64 / 2.0;
+            } else if c.starts_with("CARRY4") {
+                e.carry4 += n;
+            } else if (c.starts_with("RAM") && !c.starts_with("RAMB")) || c.starts_with("SRL") {
+                e.lutram += n;
+            }
+        }
+        e.cells = cells;
+        e
+    }
+
+    /// The resources of `n` copies (e.g. one block's estimate times the number of instances).
+    pub fn scaled(&self, n: u64) -> Self {
+        ResourceEstimate {
+            lut: self.lut * n,
+            ff: self.ff * n,
+            dsp48e1: self.dsp48e1 * n,
+            bram36: self.bram36 * n as f64,
+            carry4: self.carry4 * n,
+            lutram: self.lutram * n,
+            estimated_lcs: self.estimated_lcs * n,
+            cells: self.cells.iter().map(|(k, v)| (k.clone(), v * n)).collect(),
+            tool: self.tool.clone(),
+        }
+    }
+
+    /// The sum of two estimates (e.g. of two blocks). The `tool` strings are kept, joined if they
+    /// differ.
+    pub fn add(&self, other: &ResourceEstimate) -> Self {
+        let mut cells = self.cells.clone();
+        for (k, v) in &other.cells {
+            *cells.entry(k.clone()).or_default() += v;
+        }
+        let tool = match (self.tool.as_str(), other.tool.as_str()) {
+            (a, "") => a.to_owned(),
+            ("", b) => b.to_owned(),
+            (a, b) if a == b || a.split(" | ").any(|x| x == b) => a.to_owned(),
+            (a, b) => format!("{a} | {b}"),
+        };
+        ResourceEstimate {
+            lut: self.lut + other.lut,
+            ff: self.ff + other.ff,
+            dsp48e1: self.dsp48e1 + other.dsp48e1,
+            bram36: self.bram36 + other.bram36,
+            carry4: self.carry4 + other.carry4,
+            lutram: self.lutram + other.lutram,
+            estimated_lcs: self.estimated_lcs + other.estimated_lcs,
+            cells,
+            tool,
+        }
+    }
+}
+
+impl std::iter::Sum for ResourceEstimate {
+    fn sum<I: Iterator<Item = ResourceEstimate>>(iter: I) -> Self {
+        iter.fold(ResourceEstimate::default(), |a, b| ResourceEstimate::add(&a, &b))
+    }
+}
+
+impl std::fmt::Display for ResourceEstimate {
+    /// One line: `LUT 123, FF 45, DSP48E1 1, BRAM36 0.5, CARRY4 7, LUTRAM 0 (Yosys estimate)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "LUT {}, FF {}, DSP48E1 {}, BRAM36 {}, CARRY4 {}, LUTRAM {} (Yosys estimate)",
+            self.lut, self.ff, self.dsp48e1, self.bram36, self.carry4, self.lutram
+        )
+    }
+}
+
+/// Options of [`estimate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EstimateOptions {
+    /// Where to cache results (`<cache_dir>/estimate/<key>.json`); `None` always runs Yosys.
+    pub cache_dir: Option<PathBuf>,
+    /// Show a spinner with elapsed time on stderr while Yosys runs.
+    pub progress: bool,
+}
+
+impl Default for EstimateOptions {
+    /// Caching in [`default_cache_dir`](crate::default_cache_dir), no progress display.
+    fn default() -> Self {
+        EstimateOptions { cache_dir: Some(crate::cache::default_cache_dir()), progress: false }
+    }
+}
+
+/// The Yosys script for a top module.
+fn script(top: &str) -> String {
+    format!(
+        "read_verilog top.v; synth_xilinx -family xc7 -top {top} -flatten -noiopad -noclkbuf; \
+         tee -q -o report.json stat -json -tech xilinx; tee -q -o report.txt stat -tech xilinx"
+    )
+}
+
+/// Estimates the Virtex-7 resources of module `top` of `verilog` with Yosys (see the module docs).
+pub fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<ResourceEstimate> {
+    if top.is_empty() || top.contains([';', ' ', '\n', '"']) {
+        return Err(SimError::Spec(format!("unusable top module name {top:?}")));
+    }
+    let version = yosys_version()?;
+    let script = script(top);
+    let key = content_key(&[ESTIMATE_FORMAT.as_bytes(), version.as_bytes(), script.as_bytes(), verilog.as_bytes()]);
+    let cached = opts.cache_dir.as_ref().map(|d| d.join("estimate").join(format!("{key}.json")));
+    let lock = key_lock(&format!("estimate-{key}"));
+    let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(path) = &cached {
+        if let Some(e) = std::fs::read(path).ok().and_then(|b| serde_json::from_slice::<ResourceEstimate>(&b).ok()) {
+            return Ok(e);
+        }
+    }
+    let tool = format!("{version}: synth_xilinx -family xc7 -flatten; stat -tech xilinx (estimate, not Vivado)");
+    let work_parent = match &opts.cache_dir {
+        Some(d) => {
+            ensure_dir(d)?;
+            d.clone()
+        }
+        None => std::env::temp_dir(),
+    };
+    let staging = staging_dir(&work_parent, "yosys")?;
+    let dir = staging.path();
+    let spinner = Spinner::new(opts.progress, &format!("ecrt-sim: yosys `{top}`"));
+    let run = || -> Result<ResourceEstimate> {
+        std::fs::write(dir.join("top.v"), verilog)
+            .map_err(|e| SimError::io(format!("writing {}", dir.join("top.v").display()), e))?;
+        let log = Log::create(dir.join("yosys.log"))?;
+        spinner.step("synth_xilinx -family xc7");
+        let mut cmd = Command::new("yosys");
+        cmd.arg("-q").arg("-p").arg(&script).current_dir(dir);
+        log.run(&mut cmd, "yosys")?;
+        let json = std::fs::read_to_string(dir.join("report.json"))
+            .map_err(|e| SimError::io(format!("reading {}", dir.join("report.json").display()), e))?;
+        parse_stat_json(&json, top, &tool)
+    };
+    let failed_dir = opts.cache_dir.clone().unwrap_or_else(|| std::env::temp_dir().join("ecrt-sim"));
+    let result = run().map_err(|e| keep_failed_log(e, &failed_dir, &format!("yosys-{key}")));
+    let est = match result {
+        Ok(e) => e,
+        Err(e) => {
+            spinner.clear();
+            return Err(e);
+        }
+    };
+    if let Some(path) = &cached {
+        store(path, &est, dir)?;
+    }
+    spinner.done(&format!("ecrt-sim: Yosys estimate of `{top}`"));
+    Ok(est)
+}
+
+/// Writes the cache file atomically (through a file in the staging directory, then a rename).
+fn store(path: &Path, est: &ResourceEstimate, staging: &Path) -> Result<()> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| SimError::io(format!("creating {}", parent.display()), e))?;
+    let tmp = staging.join("estimate.json");
+    let text =
+        serde_json::to_string_pretty(est).map_err(|e| SimError::Report { tool: "yosys", message: e.to_string() })?;
+    std::fs::write(&tmp, text).map_err(|e| SimError::io(format!("writing {}", tmp.display()), e))?;
+    std::fs::rename(&tmp, path).map_err(|e| SimError::io(format!("moving {} to {}", tmp.display(), path.display()), e))
+}
+
+#[derive(Deserialize)]
+struct StatModule {
+    #[serde(default)]
+    num_cells_by_type: BTreeMap<String, u64>,
+    #[serde(default)]
+    estimated_num_lc: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct StatJson {
+    #[serde(default)]
+    modules: BTreeMap<String, StatModule>,
+    design: Option<StatModule>,
+}
+
+/// Reads the output of `stat -json -tech xilinx`: the whole design's totals if present, else the
+/// top module's.
+fn parse_stat_json(json: &str, top: &str, tool: &str) -> Result<ResourceEstimate> {
+    let err = |m: String| SimError::Report { tool: "yosys", message: m };
+    let stat: StatJson = serde_json::from_str(json).map_err(|e| err(e.to_string()))?;
+    let module = match stat.design {
+        Some(d) => d,
+        None => {
+            let mut modules = stat.modules;
+            modules
+                .remove(&format!("\\{top}"))
+                .or_else(|| modules.remove(top))
+                .ok_or_else(|| err(format!("no statistics for module `{top}`")))?
+        }
+    };
+    let mut e = ResourceEstimate::from_cells(module.num_cells_by_type, tool);
+    e.estimated_lcs = module.estimated_num_lc.unwrap_or(0);
+    Ok(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summarizes_cells() {
+        let json = r#"{ "creator": "Yosys 0.23", "modules": { "\\top": { "num_cells": 9,
+            "num_cells_by_type": { "LUT2": 3, "LUT6": 2 } } },
+            "design": { "num_cells": 20, "num_cells_by_type": { "CARRY4": 2, "DSP48E1": 1, "FDRE": 4, "FDSE": 1,
+            "LUT2": 3, "LUT6": 2, "MUXF7": 1, "RAM64M": 2, "SRLC32E": 1, "RAMB18E1": 1, "RAMB36E1": 2 },
+            "estimated_num_lc": 5 } }"#;
+        let e = parse_stat_json(json, "top", "t").unwrap();
+        assert_eq!((e.lut, e.ff, e.dsp48e1, e.carry4, e.lutram, e.estimated_lcs), (5, 5, 1, 2, 3, 5));
+        assert_eq!(e.bram36, 2.5);
+        assert_eq!(e.cells["MUXF7"], 1);
+        let s = e.scaled(4);
+        assert_eq!((s.lut, s.bram36, s.cells["MUXF7"]), (20, 10.0, 4));
+        let sum = e.add(&s);
+        assert_eq!((sum.lut, sum.dsp48e1, sum.bram36, sum.tool.as_str()), (25, 5, 12.5, "t"));
+        let total: ResourceEstimate = vec![e.clone(), e.clone()].into_iter().sum();
+        assert_eq!(total.ff, 10);
+        assert!(e.to_string().contains("DSP48E1 1"));
+    }
+
+    #[test]
+    fn falls_back_to_the_top_module() {
+        let json = r#"{ "modules": { "\\top": { "num_cells_by_type": { "LUT3": 7 } } } }"#;
+        assert_eq!(parse_stat_json(json, "top", "t").unwrap().lut, 7);
+        assert!(parse_stat_json(json, "other", "t").is_err());
+    }
+}

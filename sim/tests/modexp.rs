@@ -1,0 +1,109 @@
+//! Level 3: the exponentiation unit at full width in Verilator, against the golden model, on the
+//! phe vectors' keys (c mod p² raised to p − 1, as decryption does) and on random and edge cases.
+
+use ecrt_golden::phe_format::read_private_key;
+use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_hdl::host::SlotKey;
+use ecrt_sim::modexp::ModExpSim;
+use ecrt_sim::BuildOptions;
+use num_bigint::{BigUint, RandBigInt};
+use rand::SeedableRng;
+use std::path::PathBuf;
+
+fn build(key_bits: usize, window_bits: usize) -> ModExpSim {
+    let config = AcceleratorConfig { key_bits, window_bits, ..Default::default() };
+    ModExpSim::build(&config, &BuildOptions { progress: true, ..Default::default() }, false).unwrap()
+}
+
+fn vectors(bits: u32) -> serde_json::Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../fixtures/vectors/phe-{bits}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Runs (modulus, exponent, base) in both slots and checks results and multiplication counts;
+/// returns the cycles until both finished. The slots take turns on the multiplier, so one of them
+/// waits one cycle for its first turn.
+fn check_pair(sim: &mut ModExpSim, jobs: [(&BigUint, &BigUint, &BigUint); 2], record: bool) -> u64 {
+    let config = sim.manifest().config.clone();
+    let mut keys = Vec::new();
+    for (slot, (n, e, x)) in jobs.iter().enumerate() {
+        let key = SlotKey::new(n, e, config.exponent_bits(), config.window_bits).unwrap();
+        sim.load_key_and_base(slot, &key, x).unwrap();
+        keys.push(key);
+    }
+    let finished = sim.run([true, true], record, 50_000_000).unwrap();
+    let mut cycles = Vec::new();
+    for (slot, (n, e, x)) in jobs.iter().enumerate() {
+        let f = finished[slot].as_ref().unwrap();
+        assert_eq!(f.result, x.modpow(e, n), "slot {slot}: {}-bit modulus", n.bits());
+        assert_eq!(f.multiplications, config.multiplications_per_exponentiation());
+        if record {
+            let ctx = keys[slot].context();
+            assert_eq!(f.products[0], ctx.to_montgomery(x), "slot {slot}: into the domain");
+        }
+        cycles.push(f.cycles);
+    }
+    assert_eq!(cycles[0].abs_diff(cycles[1]), 1, "the slots finish one cycle apart");
+    cycles[0].max(cycles[1])
+}
+
+#[test]
+fn phe_vector_keys_1024_and_2048() {
+    for bits in [1024u32, 2048] {
+        let file = vectors(bits);
+        let key = read_private_key(&file["private_key"].to_string()).unwrap();
+        let mut sim = build(bits as usize, 5);
+        let (p2, q2) = (key.p_squared(), key.q_squared());
+        let (ep, eq) = (key.p() - 1u32, key.q() - 1u32);
+        let mut counts = Vec::new();
+        for case in file["cases"].as_array().unwrap().iter().take(if bits == 2048 { 2 } else { 4 }) {
+            let c: BigUint = case["ciphertext"]["v"].as_str().unwrap().parse().unwrap();
+            let (cp, cq) = (&c % p2, &c % q2);
+            counts.push(check_pair(&mut sim, [(p2, &ep, &cp), (q2, &eq, &cq)], false));
+        }
+        assert!(counts.windows(2).all(|w| w[0] == w[1]), "{bits}: cycle counts differ: {counts:?}");
+        eprintln!("{bits}-bit key: {} cycles per pair of exponentiations", counts[0]);
+    }
+}
+
+/// Edge cases at 1024 bits, with every multiplication's first product checked: exponents all
+/// ones and a single bit, bases 0, 1 and N − 1; and the count is the same for all.
+#[test]
+fn edge_cases_take_the_same_cycles() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1024);
+    let mut sim = build(1024, 4);
+    let exp_bits = sim.manifest().exponent_bits as u64;
+    let mut modulus = || {
+        let mut n = rng.gen_biguint(1024);
+        n.set_bit(1023, true);
+        n.set_bit(0, true);
+        n
+    };
+    let (n0, n1) = (modulus(), modulus());
+    let all_ones = (BigUint::from(1u32) << exp_bits) - 1u32;
+    let single = BigUint::from(1u32) << (exp_bits / 2);
+    let zero = BigUint::from(0u32);
+    let one = BigUint::from(1u32);
+    let mut counts = Vec::new();
+    for (e0, x0, e1, x1) in [
+        (&all_ones, &zero, &single, &one),
+        (&single, &(&n0 - 1u32), &all_ones, &(&n1 - 1u32)),
+        (&zero, &(&n0 - 2u32), &one, &(&n1 / 3u32)),
+    ] {
+        counts.push(check_pair(&mut sim, [(&n0, e0, x0), (&n1, e1, x1)], true));
+    }
+    assert!(counts.windows(2).all(|w| w[0] == w[1]), "cycle counts differ: {counts:?}");
+}
+
+#[test]
+#[ignore = "builds the 4096-bit model (several minutes): run with --ignored"]
+fn random_4096() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(4096);
+    let mut sim = build(4096, 5);
+    let mut n = rng.gen_biguint(4096);
+    n.set_bit(4095, true);
+    n.set_bit(0, true);
+    let e = rng.gen_biguint(2048);
+    let x = rng.gen_biguint_below(&n);
+    check_pair(&mut sim, [(&n, &e, &x), (&n, &e, &x)], false);
+}
