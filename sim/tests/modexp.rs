@@ -44,7 +44,11 @@ fn check_pair(sim: &mut ModExpSim, jobs: [(&BigUint, &BigUint, &BigUint); 2], re
         cycles.push(f.cycles);
     }
     assert_eq!(cycles[0].abs_diff(cycles[1]), 1, "the slots finish one cycle apart");
-    cycles[0].max(cycles[1])
+    // Exactly (multiplications) × (2·S + 2) cycles, plus the one cycle a slot waits for its turn.
+    let period = 2 * sim.manifest().digits as u64 + 2;
+    let total = cycles[0].max(cycles[1]);
+    assert_eq!(total, config.multiplications_per_exponentiation() as u64 * period + 1);
+    total
 }
 
 #[test]
@@ -95,8 +99,8 @@ fn edge_cases_take_the_same_cycles() {
     assert!(counts.windows(2).all(|w| w[0] == w[1]), "cycle counts differ: {counts:?}");
 }
 
+/// A 4096-bit modulus (a 4096-bit key's p²) with a 2048-bit exponent: about 1.2 M cycles.
 #[test]
-#[ignore = "builds the 4096-bit model (several minutes): run with --ignored"]
 fn random_4096() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(4096);
     let mut sim = build(4096, 5);
@@ -106,4 +110,15 @@ fn random_4096() {
     let e = rng.gen_biguint(2048);
     let x = rng.gen_biguint_below(&n);
     check_pair(&mut sim, [(&n, &e, &x), (&n, &e, &x)], false);
+}
+
+/// Yosys maps every multiplier leaf, and nothing else, to a DSP48E1: 2 per limb column and 2 for the
+/// quotient digit (a 512-bit key: 31 digits).
+#[test]
+fn every_dsp_is_a_multiplier_leaf() {
+    let config = AcceleratorConfig { key_bits: 512, window_bits: 4, ..Default::default() };
+    let emitted = ecrt_hdl::emit::emit(&config).unwrap();
+    let resources = ecrt_sim::estimate(&emitted.verilog, "top", &Default::default()).unwrap();
+    assert_eq!(resources.dsp48e1 as usize, 2 * config.digits() + 2);
+    assert_eq!(resources.bram36, 0.0, "the window tables fit in LUT RAM");
 }

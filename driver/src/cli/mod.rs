@@ -3,6 +3,7 @@
 mod bench;
 mod decrypt;
 mod encrypt;
+mod estimate;
 mod keygen;
 mod modexp_bench;
 mod rtl;
@@ -37,6 +38,7 @@ enum Command {
     Bench(bench::Args),
     Rtl(rtl::Args),
     BenchModexp(modexp_bench::Args),
+    Estimate(estimate::Args),
 }
 
 /// Where decryptions run.
@@ -54,6 +56,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Rtl(args) => rtl::run(args),
         Command::BenchModexp(args) => modexp_bench::run(args),
+        Command::Estimate(args) => estimate::run(args),
     }
 }
 
