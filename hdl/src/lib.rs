@@ -11,10 +11,18 @@ pub mod modexp;
 pub mod montmul;
 pub mod mul_add;
 pub mod slot_control;
+pub mod slot_operands;
 #[doc(hidden)]
 pub mod testing;
 
-testing::clocked!(mul_add::MulAddReg, column::Column, montmul::MontMul, slot_control::SlotControl, modexp::ModExp);
+testing::clocked!(
+    mul_add::MulAddReg,
+    column::Column,
+    montmul::MontMul,
+    slot_control::SlotControl,
+    slot_operands::SlotOperands,
+    modexp::ModExp
+);
 
 /// `n` default values: the children or ports of a block `n` limbs wide.
 pub(crate) fn many<T: Default>(n: usize) -> Vec<T> {

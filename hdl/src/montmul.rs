@@ -15,6 +15,7 @@
 use crate::column::{Column, T_BITS};
 use crate::many;
 use crate::mul_add::{MulAddReg, X_BITS, Y_BITS};
+use crate::slot_operands::SlotOperands;
 use rust_hdl::prelude::*;
 
 /// Bits of the step counter: up to 1,023 digits (moduli up to about 17,000 bits).
@@ -53,21 +54,10 @@ pub struct MontMul {
     /// The redundant sum T of the stage-1 slot (for tests: Σ t_j·2^(17j)).
     pub t: Vec<Signal<Out, Bits<T_BITS>>>,
     cols: Vec<Column>,
-    digits: Constant<Bits<STEP_BITS>>,
     ph: DFF<bool>,
-    a0: Vec<DFF<Bits<X_BITS>>>,
-    a1: Vec<DFF<Bits<X_BITS>>>,
-    b0: Vec<DFF<Bits<X_BITS>>>,
-    b1: Vec<DFF<Bits<X_BITS>>>,
-    carry0: DFF<Bits<2>>,
-    carry1: DFF<Bits<2>>,
-    step0: DFF<Bits<STEP_BITS>>,
-    step1: DFF<Bits<STEP_BITS>>,
-    busy0_r: DFF<bool>,
-    busy1_r: DFF<bool>,
+    operands0: SlotOperands,
+    operands1: SlotOperands,
     // Prefetch (the cycle before stage 1): the slot's next digit and a_i·b_0 mod 2^17.
-    a_low: Signal<Local, Bits<X_BITS>>,
-    digit_sum: Signal<Local, Bits<19>>,
     pre_a: DFF<Bits<Y_BITS>>,
     pre_ab0: MulAddReg,
     pre_valid: DFF<bool>,
@@ -101,20 +91,9 @@ impl MontMul {
             busy1: Default::default(),
             t: many(digits),
             cols: many(digits),
-            digits: Constant::new((digits as u64).into()),
             ph: Default::default(),
-            a0: many(digits),
-            a1: many(digits),
-            b0: many(digits),
-            b1: many(digits),
-            carry0: Default::default(),
-            carry1: Default::default(),
-            step0: Default::default(),
-            step1: Default::default(),
-            busy0_r: Default::default(),
-            busy1_r: Default::default(),
-            a_low: Default::default(),
-            digit_sum: Default::default(),
+            operands0: SlotOperands::new(digits),
+            operands1: SlotOperands::new(digits),
             pre_a: Default::default(),
             pre_ab0: Default::default(),
             pre_valid: Default::default(),
@@ -137,78 +116,38 @@ impl MontMul {
 impl Logic for MontMul {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, ph, carry0, carry1, step0, step1, busy0_r, busy1_r, pre_a, pre_valid, pre_first, pre_last,
-            s2_valid, s2_last, done_r
-        );
-        self.pre_ab0.clock.next = self.clock.val();
-        self.quotient.clock.next = self.clock.val();
+        dff_setup!(self, clock, ph, pre_a, pre_valid, pre_first, pre_last, s2_valid, s2_last, done_r);
+        clock!(self, clock, pre_ab0, quotient, operands0, operands1);
         self.ph.d.next = !self.ph.q.val();
         self.phase.next = self.ph.q.val();
-        self.busy0.next = self.busy0_r.q.val();
-        self.busy1.next = self.busy1_r.q.val();
+        self.busy0.next = self.operands0.busy.val();
+        self.busy1.next = self.operands1.busy.val();
         self.done.next = self.done_r.q.val();
         self.done_r.d.next = false;
 
-        // Operand registers hold by default.
-        for j in 0..self.cols.len() {
-            self.a0[j].clock.next = self.clock.val();
-            self.a1[j].clock.next = self.clock.val();
-            self.b0[j].clock.next = self.clock.val();
-            self.b1[j].clock.next = self.clock.val();
-            self.a0[j].d.next = self.a0[j].q.val();
-            self.a1[j].d.next = self.a1[j].q.val();
-            self.b0[j].d.next = self.b0[j].q.val();
-            self.b1[j].d.next = self.b1[j].q.val();
-        }
-
-        // Prefetch for the slot that enters stage 1 next cycle (slot !ph): resolve its next
-        // multiplier digit, shift its A down one limb, and start a_i·b_0 for the quotient.
+        // Prefetch for the slot that enters stage 1 next cycle (slot !ph): its next multiplier
+        // digit, and a_i·b_0 for the quotient.
+        self.operands0.advance.next = self.ph.q.val();
+        self.operands1.advance.next = !self.ph.q.val();
         self.pre_ab0.c.next = 0.into();
-        self.pre_valid.d.next = false;
-        self.pre_first.d.next = false;
-        self.pre_last.d.next = false;
         if self.ph.q.val() {
+            self.pre_valid.d.next = self.operands0.pending.val();
+            self.pre_first.d.next = self.operands0.first.val();
+            self.pre_last.d.next = self.operands0.last.val();
+            self.pre_a.d.next = self.operands0.digit.val();
             for j in 0..1 {
-                self.a_low.next = self.a0[j].q.val();
-                self.pre_ab0.x.next = self.b0[j].q.val();
-            }
-            self.digit_sum.next = bit_cast::<19, X_BITS>(self.a_low.val()) + bit_cast::<19, 2>(self.carry0.q.val());
-            if self.busy0_r.q.val() & (self.step0.q.val() != self.digits.val()) {
-                self.pre_valid.d.next = true;
-                self.pre_first.d.next = self.step0.q.val() == 0;
-                self.pre_last.d.next = (self.step0.q.val() + 1) == self.digits.val();
-                self.step0.d.next = self.step0.q.val() + 1;
-                self.carry0.d.next = self.digit_sum.val().get_bits::<2>(17);
-                for j in 0..(self.cols.len() - 1) {
-                    self.a0[j].d.next = self.a0[j + 1].q.val();
-                }
-                for j in (self.cols.len() - 1)..self.cols.len() {
-                    self.a0[j].d.next = 0.into();
-                }
+                self.pre_ab0.x.next = self.operands0.b[j].val();
             }
         } else {
+            self.pre_valid.d.next = self.operands1.pending.val();
+            self.pre_first.d.next = self.operands1.first.val();
+            self.pre_last.d.next = self.operands1.last.val();
+            self.pre_a.d.next = self.operands1.digit.val();
             for j in 0..1 {
-                self.a_low.next = self.a1[j].q.val();
-                self.pre_ab0.x.next = self.b1[j].q.val();
-            }
-            self.digit_sum.next = bit_cast::<19, X_BITS>(self.a_low.val()) + bit_cast::<19, 2>(self.carry1.q.val());
-            if self.busy1_r.q.val() & (self.step1.q.val() != self.digits.val()) {
-                self.pre_valid.d.next = true;
-                self.pre_first.d.next = self.step1.q.val() == 0;
-                self.pre_last.d.next = (self.step1.q.val() + 1) == self.digits.val();
-                self.step1.d.next = self.step1.q.val() + 1;
-                self.carry1.d.next = self.digit_sum.val().get_bits::<2>(17);
-                for j in 0..(self.cols.len() - 1) {
-                    self.a1[j].d.next = self.a1[j + 1].q.val();
-                }
-                for j in (self.cols.len() - 1)..self.cols.len() {
-                    self.a1[j].d.next = 0.into();
-                }
+                self.pre_ab0.x.next = self.operands1.b[j].val();
             }
         }
-        self.pre_a.d.next = self.digit_sum.val().get_bits::<Y_BITS>(0);
-        self.pre_ab0.y.next = self.digit_sum.val().get_bits::<Y_BITS>(0);
+        self.pre_ab0.y.next = self.pre_a.d.val();
 
         // Stage 1 (slot ph): a_i·b_j in every column; the quotient digit
         // q_i = (t_0 + a_i·b_0 mod 2^17)·N' mod 2^17, registered for stage 2.
@@ -233,10 +172,10 @@ impl Logic for MontMul {
             self.cols[j].first.next = self.pre_first.q.val();
             self.cols[j].q.next = self.quotient.p.val().get_bits::<Y_BITS>(0);
             if self.ph.q.val() {
-                self.cols[j].b.next = self.b1[j].q.val();
+                self.cols[j].b.next = self.operands1.b[j].val();
                 self.cols[j].n.next = self.n0[j].val();
             } else {
-                self.cols[j].b.next = self.b0[j].q.val();
+                self.cols[j].b.next = self.operands0.b[j].val();
                 self.cols[j].n.next = self.n1[j].val();
             }
             self.t[j].next = self.cols[j].t.val();
@@ -252,12 +191,9 @@ impl Logic for MontMul {
         // result shows in the next cycle, when its slot is ph again.
         if self.s2_valid.q.val() & self.s2_last.q.val() {
             self.done_r.d.next = true;
-            if self.ph.q.val() {
-                self.busy0_r.d.next = false;
-            } else {
-                self.busy1_r.d.next = false;
-            }
         }
+        self.operands0.finish.next = self.s2_valid.q.val() & self.s2_last.q.val() & self.ph.q.val();
+        self.operands1.finish.next = self.s2_valid.q.val() & self.s2_last.q.val() & !self.ph.q.val();
 
         // The result: one redistribution, u_j = lo17(t_j) + hi(t_(j−1)), limbs < 2^17 + 4.
         for j in 0..1 {
@@ -268,24 +204,16 @@ impl Logic for MontMul {
         }
 
         // Start: load slot ph's operands (its previous result may be one of them).
-        if self.start.val() & self.ph.q.val() & (!self.busy1_r.q.val() | self.done_r.q.val()) {
-            self.busy1_r.d.next = true;
-            self.step1.d.next = 0.into();
-            self.carry1.d.next = 0.into();
-            for j in 0..self.cols.len() {
-                self.a1[j].d.next = self.a_in[j].val();
-                self.b1[j].d.next = self.b_in[j].val();
-            }
+        for j in 0..self.cols.len() {
+            self.operands0.a_in[j].next = self.a_in[j].val();
+            self.operands0.b_in[j].next = self.b_in[j].val();
+            self.operands1.a_in[j].next = self.a_in[j].val();
+            self.operands1.b_in[j].next = self.b_in[j].val();
         }
-        if self.start.val() & !self.ph.q.val() & (!self.busy0_r.q.val() | self.done_r.q.val()) {
-            self.busy0_r.d.next = true;
-            self.step0.d.next = 0.into();
-            self.carry0.d.next = 0.into();
-            for j in 0..self.cols.len() {
-                self.a0[j].d.next = self.a_in[j].val();
-                self.b0[j].d.next = self.b_in[j].val();
-            }
-        }
+        self.operands0.load.next =
+            self.start.val() & !self.ph.q.val() & (!self.operands0.busy.val() | self.done_r.q.val());
+        self.operands1.load.next =
+            self.start.val() & self.ph.q.val() & (!self.operands1.busy.val() | self.done_r.q.val());
     }
 }
 

@@ -104,6 +104,7 @@ pub struct SlotControl {
     write_address: Signal<Local, Bits<WINDOW_BITS_MAX>>,
     write_enable: Signal<Local, bool>,
     rotate: Signal<Local, bool>,
+    table_complete: Signal<Local, bool>,
     // Which operands the issued multiplication takes.
     a_from: Signal<Local, Operand>,
     b_from: Signal<Local, Operand>,
@@ -170,6 +171,7 @@ impl SlotControl {
             write_address: Default::default(),
             write_enable: Default::default(),
             rotate: Default::default(),
+            table_complete: Default::default(),
             a_from: Default::default(),
             b_from: Default::default(),
         }
@@ -280,21 +282,9 @@ impl Logic for SlotControl {
                         self.x_mont[j].d.next = self.mm_result[j].val();
                     }
                     self.issue.next = true;
-                    // T[2] = x̃·x̃; with 1-bit windows the table is complete: go to the windows.
+                    // T[2] = x̃·x̃ (unless 1-bit windows: then the table is complete).
                     self.table_index.d.next = 2.into();
                     self.state.d.next = SlotState::Table;
-                    if self.table_last.val() == 1 {
-                        self.rotate.next = true;
-                        self.windows_left.d.next = self.windows.val() - 1;
-                        self.a_from.next = Operand::Entry;
-                        self.b_from.next = Operand::Entry;
-                        self.squares_left.d.next = self.window_bits.val() - 1;
-                        self.state.d.next = SlotState::Square;
-                        if self.windows.val() == 1 {
-                            self.b_from.next = Operand::Unit;
-                            self.state.d.next = SlotState::FromMontgomery;
-                        }
-                    }
                 }
             }
             SlotState::Table => {
@@ -303,18 +293,6 @@ impl Logic for SlotControl {
                     self.issue.next = true;
                     self.b_from.next = Operand::XMont;
                     self.table_index.d.next = self.table_index.q.val() + 1;
-                    if self.table_index.q.val() == self.table_last.val() {
-                        self.rotate.next = true;
-                        self.windows_left.d.next = self.windows.val() - 1;
-                        self.a_from.next = Operand::Entry;
-                        self.b_from.next = Operand::Entry;
-                        self.squares_left.d.next = self.window_bits.val() - 1;
-                        self.state.d.next = SlotState::Square;
-                        if self.windows.val() == 1 {
-                            self.b_from.next = Operand::Unit;
-                            self.state.d.next = SlotState::FromMontgomery;
-                        }
-                    }
                 }
             }
             SlotState::Square => {
@@ -349,6 +327,24 @@ impl Logic for SlotControl {
             }
             _ => {
                 self.state.d.next = SlotState::Idle;
+            }
+        }
+
+        // The table is complete: acc = T[top window], then its first squaring (or, for a single
+        // window, straight out of the domain).
+        self.table_complete.next = self.mm_done.val()
+            & (((self.state.q.val() == SlotState::ToMontgomery) & (self.table_last.val() == 1))
+                | ((self.state.q.val() == SlotState::Table) & (self.table_index.q.val() == self.table_last.val())));
+        if self.table_complete.val() {
+            self.rotate.next = true;
+            self.windows_left.d.next = self.windows.val() - 1;
+            self.a_from.next = Operand::Entry;
+            self.b_from.next = Operand::Entry;
+            self.squares_left.d.next = self.window_bits.val() - 1;
+            self.state.d.next = SlotState::Square;
+            if self.windows.val() == 1 {
+                self.b_from.next = Operand::Unit;
+                self.state.d.next = SlotState::FromMontgomery;
             }
         }
 

@@ -231,15 +231,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "thread_scaling": ecrt_us / threaded_us,
     });
     drop(phe);
-    if let Some(path) = &args.out {
-        std::fs::write(path, serde_json::to_string_pretty(&report)? + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if args.json {
-        println!("{report}");
-    } else {
-        print_table(&report);
-    }
+    crate::cli::emit_report(&report, args.json, args.out.as_ref(), print_table)?;
     Ok(ExitCode::SUCCESS)
 }
 

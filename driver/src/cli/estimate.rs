@@ -37,16 +37,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "carry4": resources.carry4,
         "tool": resources.tool,
     });
-    if let Some(path) = &args.out {
-        std::fs::write(path, serde_json::to_string_pretty(&report)? + "\n")?;
-    }
-    if args.json {
-        println!("{report}");
-    } else {
+    crate::cli::emit_report(&report, args.json, args.out.as_ref(), |report| {
         println!("Yosys estimate for the {}-bit exponentiation unit (not a Vivado result):", config.key_bits);
         for name in ["lut", "ff", "dsp48e1", "bram36", "lutram", "carry4"] {
             println!("  {name:<8} {}", report[name]);
         }
-    }
+    })?;
     Ok(ExitCode::SUCCESS)
 }

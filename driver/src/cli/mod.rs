@@ -117,3 +117,23 @@ fn progress_spinner(message: &str) -> indicatif::ProgressBar {
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
     spinner
 }
+
+/// Writes a report to `out` as pretty JSON, and prints it as one JSON line (`json`) or as `table`
+/// renders it.
+fn emit_report(
+    report: &serde_json::Value,
+    json: bool,
+    out: Option<&PathBuf>,
+    table: impl FnOnce(&serde_json::Value),
+) -> anyhow::Result<()> {
+    if let Some(path) = out {
+        std::fs::write(path, serde_json::to_string_pretty(report)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if json {
+        println!("{report}");
+    } else {
+        table(report);
+    }
+    Ok(())
+}

@@ -120,17 +120,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "verilator_build_seconds": build_seconds,
         "verilator_build_cached": build.cached,
     });
-    if let Some(path) = &args.out {
-        std::fs::write(path, serde_json::to_string_pretty(&report)? + "\n")?;
-    }
-    if args.json {
-        println!("{report}");
-    } else {
+    crate::cli::emit_report(&report, args.json, args.out.as_ref(), |report| {
         for (name, value) in report.as_object().expect("object") {
             if name != "config" && name != "estimate" {
                 println!("{name:<40} {value}");
             }
         }
-    }
+    })?;
     Ok(ExitCode::SUCCESS)
 }
