@@ -1,5 +1,5 @@
-//! One decryption API over backends. Only the CPU backend exists yet; the Verilator simulator
-//! (`sim`) and the board over XDMA (`xdma`) come with the accelerator.
+//! One decryption API over backends: the CPU here, the Verilator model in [`crate::sim`]; the
+//! board over XDMA (`xdma`) comes with the board driver.
 
 use crate::batch::parallel_map;
 use crate::cpu::{CpuKey, Scratch};

@@ -186,3 +186,44 @@ fn keygen_encrypt_decrypt_round_trip() {
     let out = ecrt(&["keygen", "--bits", "100", "--out", key], "");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `--backend sim` gives the CPU backend's output byte for byte on the 1024-bit phe vectors, with a
+/// bad line among them, and the bench's JSON has every field the issue asks for.
+#[test]
+fn sim_backend_matches_the_cpu_backend() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture(1024);
+    let key = write(dir.path(), "key.jwk", &file["private_key"].to_string());
+    let mut input: String =
+        file["cases"].as_array().unwrap().iter().map(|c| c["ciphertext"].to_string() + "\n").collect();
+    input.push_str("{\"v\": \"0\", \"e\": 0}\n");
+    let cpu = ecrt(&["decrypt", "--key", &key], &input);
+    let sim = ecrt(&["decrypt", "--key", &key, "--backend", "sim", "--cores", "2", "--stream-bits", "64"], &input);
+    assert_eq!(cpu.status.code(), Some(1), "the bad last line fails on the CPU");
+    assert_eq!(sim.status.code(), Some(1), "and on the simulator: {}", String::from_utf8_lossy(&sim.stderr));
+    assert_eq!(String::from_utf8_lossy(&sim.stdout), String::from_utf8_lossy(&cpu.stdout));
+
+    let out = ecrt(&["bench", "--backend", "sim", "--key-bits", "1024", "--count", "3", "--json", "--no-estimate"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for field in [
+        "latency_cycles",
+        "latency_cycles_min",
+        "latency_cycles_max",
+        "cycles_per_decryption",
+        "cores",
+        "dsp48e1",
+        "lut",
+        "ff",
+        "bram36",
+        "dsp_cycles_per_decryption",
+        "cores_per_xc7vx690t",
+        "projected_decryptions_per_s_100mhz",
+        "simulated_cycles_per_s",
+        "verified",
+    ] {
+        assert!(report.get(field).is_some(), "bench JSON lacks {field}");
+    }
+    assert_eq!(report["verified"], 3);
+    assert!(report["latency_cycles"].as_u64().unwrap() > 0);
+}

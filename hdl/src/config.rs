@@ -16,6 +16,21 @@ pub enum ConfigError {
     LimbBits(usize),
     #[error("window (segment) widths from 1 to 6 bits are supported, not {0}")]
     WindowBits(usize),
+    #[error("from 1 to {MAX_CORES} decryption cores are supported, not {0}")]
+    Cores(usize),
+    #[error("stream (TDATA) widths of 64, 128, 256 or 512 bits are supported, not {0}")]
+    StreamBits(usize),
+}
+
+/// The most decryption cores an accelerator has.
+pub const MAX_CORES: usize = 64;
+
+fn default_cores() -> usize {
+    1
+}
+
+fn default_stream_bits() -> usize {
+    256
 }
 
 /// One accelerator configuration.
@@ -32,6 +47,12 @@ pub struct AcceleratorConfig {
     pub clock_mhz: f64,
     /// The FPGA part.
     pub part: String,
+    /// Decryption cores behind the dispatcher and the collector, 1 to 64.
+    #[serde(default = "default_cores")]
+    pub cores: usize,
+    /// TDATA width of both AXI4-Stream ports: 64, 128, 256 or 512 bits.
+    #[serde(default = "default_stream_bits")]
+    pub stream_bits: usize,
 }
 
 impl Default for AcceleratorConfig {
@@ -42,6 +63,8 @@ impl Default for AcceleratorConfig {
             window_bits: 5,
             clock_mhz: 100.0,
             part: DEFAULT_PART.into(),
+            cores: default_cores(),
+            stream_bits: default_stream_bits(),
         }
     }
 }
@@ -57,6 +80,12 @@ impl AcceleratorConfig {
         }
         if !(1..=crate::slot_control::WINDOW_BITS_MAX).contains(&self.window_bits) {
             return Err(ConfigError::WindowBits(self.window_bits));
+        }
+        if !(1..=MAX_CORES).contains(&self.cores) {
+            return Err(ConfigError::Cores(self.cores));
+        }
+        if !crate::interface::STREAM_BITS_CHOICES.contains(&self.stream_bits) {
+            return Err(ConfigError::StreamBits(self.stream_bits));
         }
         Ok(())
     }
@@ -76,10 +105,56 @@ impl AcceleratorConfig {
     pub fn windows(&self) -> usize {
         self.exponent_bits().div_ceil(self.window_bits)
     }
-    /// Montgomery multiplications per exponentiation: into the domain, the table, w squarings and
-    /// one multiplication per window after the first, out of the domain.
+    /// Montgomery multiplications per exponentiation: the wide REDC of the base and the
+    /// multiplication by R³ (into the domain), the table, w squarings and one multiplication per
+    /// window after the first, out of the domain.
     pub fn multiplications_per_exponentiation(&self) -> usize {
         let w = self.window_bits;
-        1 + ((1 << w) - 2) + (self.windows() - 1) * (w + 1) + 1
+        2 + ((1 << w) - 2) + (self.windows() - 1) * (w + 1) + 1
+    }
+    /// Montgomery multiplications of one prime's path of a decryption: the exponentiation, then
+    /// the exact division and the multiplication by t·R (each slot does one path).
+    pub fn multiplications_per_decryption_path(&self) -> usize {
+        self.multiplications_per_exponentiation() + 2
+    }
+    /// 32-bit lanes of a stream beat, L = stream_bits / 32.
+    pub fn lanes(&self) -> usize {
+        self.stream_bits / crate::interface::LANE_BITS
+    }
+    /// Words of a request frame before padding: 1 + 2·S.
+    pub fn request_words(&self) -> usize {
+        crate::interface::request_words(self.digits())
+    }
+    /// Words of a result frame before padding: 1 + S.
+    pub fn result_words(&self) -> usize {
+        crate::interface::result_words(self.digits())
+    }
+    /// The frame sizes (words, beats, bytes) of this configuration.
+    pub fn frame_layout(&self) -> Result<crate::interface::FrameLayout, ConfigError> {
+        self.validate()?;
+        crate::interface::FrameLayout::new(self.digits(), self.stream_bits)
+            .map_err(|_| ConfigError::StreamBits(self.stream_bits))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_defaults_validation_and_frame_sizes() {
+        let c = AcceleratorConfig::default();
+        assert_eq!((c.cores, c.stream_bits, c.lanes()), (1, 256, 8));
+        assert_eq!((c.request_words(), c.result_words()), (243, 122));
+        assert_eq!(c.frame_layout().unwrap().request_beats, 31);
+        assert_eq!(AcceleratorConfig { cores: 0, ..c.clone() }.validate(), Err(ConfigError::Cores(0)));
+        assert_eq!(AcceleratorConfig { cores: 65, ..c.clone() }.validate(), Err(ConfigError::Cores(65)));
+        assert_eq!(AcceleratorConfig { cores: 64, ..c.clone() }.validate(), Ok(()));
+        assert_eq!(AcceleratorConfig { stream_bits: 32, ..c.clone() }.validate(), Err(ConfigError::StreamBits(32)));
+        assert!(ConfigError::StreamBits(96).to_string().contains("64, 128, 256 or 512"));
+        // Manifests written before these fields existed still read.
+        let old = r#"{"key_bits":1024,"limb_bits":17,"window_bits":4,"clock_mhz":100.0,"part":"x"}"#;
+        let c: AcceleratorConfig = serde_json::from_str(old).unwrap();
+        assert_eq!((c.cores, c.stream_bits), (1, 256));
     }
 }

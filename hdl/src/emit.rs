@@ -1,12 +1,18 @@
 //! Verilog emission: the RTL of a configuration, marked as generated, and its manifest (the
-//! configuration, the module list, the top's ports and a content hash) that the simulator, the
-//! driver and the Vivado flow read.
+//! configuration, the module list, the top's ports, the frame sizes, the register map and a
+//! content hash) that the simulator, the driver and the Vivado flow read.
+//!
+//! [`emit`] gives the whole accelerator ([`Accelerator`]); [`emit_modexp`] the exponentiation unit
+//! alone, for the engine's own tests and benchmarks.
 
+use crate::accelerator::Accelerator;
 use crate::config::{AcceleratorConfig, ConfigError};
+use crate::interface::{REGISTERS, VERSION_MAJOR, VERSION_MINOR};
 use crate::modexp::ModExp;
 use rust_hdl::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A port of the top module.
@@ -36,6 +42,33 @@ pub struct Manifest {
     pub multiplications_per_exponentiation: usize,
     pub modules: Vec<String>,
     pub ports: Vec<PortInfo>,
+    /// Decryption cores (the accelerator; 0 for the exponentiation unit alone).
+    #[serde(default)]
+    pub cores: usize,
+    /// TDATA width of both streams.
+    #[serde(default)]
+    pub stream_bits: usize,
+    /// 32-bit lanes of a beat.
+    #[serde(default)]
+    pub lanes: usize,
+    /// Words of a request frame before padding (1 + 2·S).
+    #[serde(default)]
+    pub request_words: usize,
+    /// Words of a result frame before padding (1 + S).
+    #[serde(default)]
+    pub result_words: usize,
+    /// Beats of a request frame.
+    #[serde(default)]
+    pub request_beats: usize,
+    /// Beats of a result frame.
+    #[serde(default)]
+    pub result_beats: usize,
+    /// The host interface's version, "major.minor" (empty for the exponentiation unit alone).
+    #[serde(default)]
+    pub interface_version: String,
+    /// The AXI4-Lite registers' byte offsets by name (empty for the exponentiation unit alone).
+    #[serde(default)]
+    pub registers: BTreeMap<String, u32>,
 }
 
 /// The emitted design.
@@ -44,26 +77,64 @@ pub struct Emitted {
     pub manifest: Manifest,
 }
 
-/// Name of the Verilog file in an output directory.
-pub const VERILOG_FILE: &str = "ecrt_modexp.v";
+/// Name of the accelerator's Verilog file in an output directory.
+pub const VERILOG_FILE: &str = "ecrt_accelerator.v";
+/// Name of the exponentiation unit's Verilog file ([`emit_modexp`]).
+pub const MODEXP_VERILOG_FILE: &str = "ecrt_modexp.v";
 /// Name of the manifest in an output directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
-/// Generates the exponentiation unit of `config` (on a thread with a large stack: the design
-/// structure of a 4096-bit configuration is several megabytes).
+/// Generates the accelerator of `config`: registers, dispatcher, `config.cores` decryption cores
+/// and collector.
 pub fn emit(config: &AcceleratorConfig) -> Result<Emitted, ConfigError> {
     config.validate()?;
+    let layout = config.frame_layout()?;
+    let owned = config.clone();
+    let body = generate(move || {
+        let mut uut = Accelerator::new(&owned);
+        uut.connect_all();
+        generate_verilog(&uut)
+    });
+    let mut emitted = finish(config, body, VERILOG_FILE);
+    let m = &mut emitted.manifest;
+    m.cores = config.cores;
+    m.stream_bits = config.stream_bits;
+    m.lanes = layout.lanes;
+    m.request_words = layout.request_words;
+    m.result_words = layout.result_words;
+    m.request_beats = layout.request_beats;
+    m.result_beats = layout.result_beats;
+    m.interface_version = format!("{VERSION_MAJOR}.{VERSION_MINOR}");
+    m.registers = REGISTERS.iter().map(|r| (r.name.to_string(), r.offset)).collect();
+    Ok(emitted)
+}
+
+/// Generates the exponentiation unit of `config` alone (the engine's tests and benchmarks drive
+/// its ports directly).
+pub fn emit_modexp(config: &AcceleratorConfig) -> Result<Emitted, ConfigError> {
+    config.validate()?;
     let (digits, exponent_bits, window_bits) = (config.digits(), config.exponent_bits(), config.window_bits);
-    let body = std::thread::Builder::new()
+    let body = generate(move || {
+        let mut uut = ModExp::new(digits, exponent_bits, window_bits, false);
+        uut.connect_all();
+        generate_verilog(&uut)
+    });
+    Ok(finish(config, body, MODEXP_VERILOG_FILE))
+}
+
+/// Runs a generator on a thread with a large stack: the design structure of a 4096-bit
+/// configuration is several megabytes.
+fn generate(f: impl FnOnce() -> String + Send + 'static) -> String {
+    std::thread::Builder::new()
         .stack_size(512 << 20)
-        .spawn(move || {
-            let mut uut = ModExp::new(digits, exponent_bits, window_bits);
-            uut.connect_all();
-            generate_verilog(&uut)
-        })
+        .spawn(f)
         .expect("spawn the generator thread")
         .join()
-        .expect("Verilog generation panicked");
+        .expect("Verilog generation panicked")
+}
+
+/// The marked Verilog and the manifest's common part.
+fn finish(config: &AcceleratorConfig, body: String, file: &str) -> Emitted {
     let header = format!(
         "// Generated by ecrt-hdl {} (`ecrt rtl`): do not edit.\n// Configuration: {}\n",
         env!("CARGO_PKG_VERSION"),
@@ -74,28 +145,36 @@ pub fn emit(config: &AcceleratorConfig) -> Result<Emitted, ConfigError> {
         generator: format!("ecrt-hdl {}", env!("CARGO_PKG_VERSION")),
         config: config.clone(),
         top: "top".into(),
-        verilog: VERILOG_FILE.into(),
+        verilog: file.into(),
         sha256: format!("{:x}", Sha256::digest(verilog.as_bytes())),
-        digits,
-        exponent_bits,
+        digits: config.digits(),
+        exponent_bits: config.exponent_bits(),
         windows: config.windows(),
         multiplications_per_exponentiation: config.multiplications_per_exponentiation(),
         modules: module_names(&verilog),
         ports: top_ports(&verilog, "top"),
+        cores: 0,
+        stream_bits: 0,
+        lanes: 0,
+        request_words: 0,
+        result_words: 0,
+        request_beats: 0,
+        result_beats: 0,
+        interface_version: String::new(),
+        registers: BTreeMap::new(),
     };
-    Ok(Emitted { verilog, manifest })
+    Emitted { verilog, manifest }
 }
 
-/// Writes `ecrt_modexp.v` and `manifest.json` into `dir`.
+/// Writes the Verilog (under the manifest's file name) and `manifest.json` into `dir`.
 pub fn write(emitted: &Emitted, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join(VERILOG_FILE), &emitted.verilog)?;
+    std::fs::write(dir.join(&emitted.manifest.verilog), &emitted.verilog)?;
     std::fs::write(
         dir.join(MANIFEST_FILE),
         serde_json::to_string_pretty(&emitted.manifest).expect("serializable") + "\n",
     )
 }
-
 fn module_names(verilog: &str) -> Vec<String> {
     verilog
         .lines()
@@ -142,18 +221,54 @@ mod tests {
     use super::*;
 
     #[test]
-    fn small_configuration_emits_marked_verilog_and_a_consistent_manifest() {
-        let config = AcceleratorConfig { key_bits: 512, window_bits: 4, ..Default::default() };
+    fn small_accelerator_emits_marked_verilog_and_a_consistent_manifest() {
+        let config =
+            AcceleratorConfig { key_bits: 512, window_bits: 4, cores: 2, stream_bits: 128, ..Default::default() };
         let emitted = emit(&config).unwrap();
         assert!(emitted.verilog.starts_with("// Generated by ecrt-hdl"));
         let m = &emitted.manifest;
-        assert_eq!(m.digits, 31);
+        assert_eq!((m.digits, m.cores, m.stream_bits, m.lanes), (31, 2, 128, 4));
+        assert_eq!((m.request_words, m.request_beats, m.result_words, m.result_beats), (63, 16, 32, 8));
+        assert_eq!(m.verilog, VERILOG_FILE);
+        assert_eq!(m.interface_version, "1.0");
+        assert_eq!(m.registers["ID"], 0x000);
+        assert_eq!(m.registers["KEY_DATA"], 0x04C);
+        assert_eq!(m.registers.len(), REGISTERS.len());
         assert_eq!(m.sha256, format!("{:x}", Sha256::digest(emitted.verilog.as_bytes())));
         assert_eq!(m.modules[0], "top");
-        assert!(m.ports.contains(&PortInfo { name: "clock".into(), direction: "input".into(), width: 1 }));
-        assert!(m.ports.contains(&PortInfo { name: "result$30".into(), direction: "output".into(), width: 18 }));
-        assert!(m.ports.contains(&PortInfo { name: "load_target".into(), direction: "input".into(), width: 3 }));
+        let port =
+            |name: &str, direction: &str, width| PortInfo { name: name.into(), direction: direction.into(), width };
+        for p in [
+            port("clock", "input", 1),
+            port("s_axil_awaddr", "input", 12),
+            port("s_axil_rdata", "output", 32),
+            port("s_axis_tdata$3", "input", 32),
+            port("s_axis_tready", "output", 1),
+            port("m_axis_tdata$0", "output", 32),
+            port("m_axis_tlast", "output", 1),
+        ] {
+            assert!(m.ports.contains(&p), "{p:?}");
+        }
+        assert!(!m.ports.iter().any(|p| p.name == "s_axis_tdata$4"));
         assert_eq!(emit(&config).unwrap().manifest.sha256, m.sha256, "generation is deterministic");
+        assert_eq!(emit(&AcceleratorConfig { cores: 0, ..config.clone() }).err(), Some(ConfigError::Cores(0)));
         assert_eq!(emit(&AcceleratorConfig { limb_bits: 16, ..config }).err(), Some(ConfigError::LimbBits(16)));
+    }
+
+    #[test]
+    fn modexp_emission_keeps_the_engine_ports() {
+        let config = AcceleratorConfig { key_bits: 512, window_bits: 4, ..Default::default() };
+        let emitted = emit_modexp(&config).unwrap();
+        let m = &emitted.manifest;
+        assert_eq!((m.digits, m.verilog.as_str()), (31, MODEXP_VERILOG_FILE));
+        assert!(m.ports.contains(&PortInfo { name: "result$30".into(), direction: "output".into(), width: 18 }));
+        assert!(m.ports.contains(&PortInfo { name: "start0".into(), direction: "input".into(), width: 1 }));
+        assert!(m.registers.is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        write(&emitted, dir.path()).unwrap();
+        assert!(dir.path().join(MODEXP_VERILOG_FILE).exists());
+        let back: Manifest =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join(MANIFEST_FILE)).unwrap()).unwrap();
+        assert_eq!(&back, m);
     }
 }

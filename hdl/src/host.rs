@@ -1,9 +1,10 @@
-//! What a host writes to load a [`crate::modexp::ModExp`] slot: the load sequence for a modulus,
-//! its exponent and a base, derived from the golden model's constants.
+//! What a host writes to load a [`crate::modexp::ModExp`] slot or a decryption core: the load
+//! sequences for a modulus, its exponent and a base, or for a whole private key, derived from the
+//! golden model's constants.
 
 use crate::limbs::{to_limbs, LIMB_BITS};
 use crate::slot_control::LoadTarget;
-use ecrt_golden::hw::{HwError, MontgomeryContext};
+use ecrt_golden::hw::{EcrtHwKey, HwError, MontgomeryContext, PrimeConstants};
 use num_bigint::BigUint;
 
 /// One load cycle: (target, data).
@@ -42,27 +43,70 @@ impl SlotKey {
         &self.ctx
     }
 
-    /// The loads of the key: modulus, N', R² mod N, R mod N, and the exponent's windows (most
-    /// significant first, the exponent zero-padded to a whole number of windows).
+    /// The loads of the key: modulus, N', R³ mod N, R mod N, and the exponent's windows.
     pub fn key_loads(&self) -> Vec<Load> {
-        let digits = self.ctx.digits();
-        let mut loads = Vec::new();
-        let mut limbs = |t: LoadTarget, x: &BigUint| loads.extend(to_limbs(x, digits).into_iter().map(|l| (t, l)));
-        limbs(LoadTarget::Modulus, self.ctx.modulus());
-        limbs(LoadTarget::R2, self.ctx.r2_mod_n());
-        limbs(LoadTarget::One, self.ctx.r_mod_n());
-        loads.push((LoadTarget::NPrime, self.ctx.n_prime() as u64));
-        let w = self.window_bits;
-        let windows = self.exponent_bits.div_ceil(w);
-        for k in (0..windows).rev() {
-            let window = (0..w).fold(0u64, |v, b| v | (u64::from(self.exponent.bit((k * w + b) as u64)) << b));
-            loads.push((LoadTarget::Exponent, window));
-        }
+        let mut loads = modulus_loads(&self.ctx, LoadTarget::Modulus, LoadTarget::NPrime);
+        limb_loads(&mut loads, LoadTarget::R3, self.ctx.r3_mod_n(), self.ctx.digits());
+        limb_loads(&mut loads, LoadTarget::One, self.ctx.r_mod_n(), self.ctx.digits());
+        loads.extend(exponent_loads(&self.exponent, self.exponent_bits, self.window_bits));
         loads
     }
 
-    /// The loads of a base x < N.
+    /// The loads of a base x < R·N (2·S limbs).
     pub fn base_loads(&self, base: &BigUint) -> Vec<Load> {
-        to_limbs(base, self.ctx.digits()).into_iter().map(|l| (LoadTarget::Base, l)).collect()
+        base_loads(base, self.ctx.digits())
     }
+}
+
+/// One load cycle of a decryption core: (path: false = p, true = q; target; data).
+pub type KeyLoad = (bool, LoadTarget, u64);
+
+/// Every load of a private key into a decryption core: each path's three moduli and their
+/// inverses, R³ and R mod p², t·R mod n, and the exponent p − 1 in `window_bits`-bit windows.
+pub fn decryption_key_loads(key: &EcrtHwKey, window_bits: usize) -> Vec<KeyLoad> {
+    let mut loads = Vec::new();
+    for (path, prime) in [(false, key.prime_p()), (true, key.prime_q())] {
+        loads.extend(prime_path_loads(key, prime, window_bits).into_iter().map(|(t, d)| (path, t, d)));
+    }
+    loads
+}
+
+fn prime_path_loads(key: &EcrtHwKey, prime: &PrimeConstants, window_bits: usize) -> Vec<Load> {
+    let (ctx, digits) = (prime.ctx(), key.digits());
+    let mut loads = modulus_loads(ctx, LoadTarget::Modulus, LoadTarget::NPrime);
+    loads.extend(modulus_loads(prime.divider().ctx(), LoadTarget::ModulusDiv, LoadTarget::NPrimeDiv));
+    loads.extend(modulus_loads(key.ctx_n(), LoadTarget::ModulusN, LoadTarget::NPrimeN));
+    limb_loads(&mut loads, LoadTarget::R3, ctx.r3_mod_n(), digits);
+    limb_loads(&mut loads, LoadTarget::One, ctx.r_mod_n(), digits);
+    limb_loads(&mut loads, LoadTarget::TMont, prime.t_mont(), digits);
+    loads.extend(exponent_loads(prime.exponent(), key.exp_bits(), window_bits));
+    loads
+}
+
+/// The loads of a ciphertext c < R·N: 2·S limbs, least significant first.
+pub fn base_loads(base: &BigUint, digits: usize) -> Vec<Load> {
+    to_limbs(base, 2 * digits).into_iter().map(|l| (LoadTarget::Base, l)).collect()
+}
+
+fn limb_loads(loads: &mut Vec<Load>, target: LoadTarget, x: &BigUint, digits: usize) {
+    loads.extend(to_limbs(x, digits).into_iter().map(|l| (target, l)));
+}
+
+/// A modulus's limbs and its −N^(−1) mod 2^17.
+fn modulus_loads(ctx: &MontgomeryContext, modulus: LoadTarget, n_prime: LoadTarget) -> Vec<Load> {
+    let mut loads = Vec::new();
+    limb_loads(&mut loads, modulus, ctx.modulus(), ctx.digits());
+    loads.push((n_prime, ctx.n_prime() as u64));
+    loads
+}
+
+/// The exponent's windows, most significant first, zero-padded to a whole number of windows.
+fn exponent_loads(exponent: &BigUint, exponent_bits: usize, w: usize) -> Vec<Load> {
+    (0..exponent_bits.div_ceil(w))
+        .rev()
+        .map(|k| {
+            let window = (0..w).fold(0u64, |v, b| v | (u64::from(exponent.bit((k * w + b) as u64)) << b));
+            (LoadTarget::Exponent, window)
+        })
+        .collect()
 }

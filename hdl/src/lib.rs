@@ -2,16 +2,23 @@
 //!
 //! The ecrt accelerator described in rust-hdl, emitted as Verilog for Virtex-7.
 
+pub mod accelerator;
 pub mod column;
 pub mod config;
+pub mod correction;
+pub mod decrypt_core;
 pub mod emit;
 pub mod host;
+pub mod interface;
 pub mod limbs;
 pub mod modexp;
 pub mod montmul;
 pub mod mul_add;
+pub mod registers;
 pub mod slot_control;
 pub mod slot_operands;
+pub mod stream_in;
+pub mod stream_out;
 #[doc(hidden)]
 pub mod testing;
 
@@ -21,7 +28,13 @@ testing::clocked!(
     montmul::MontMul,
     slot_control::SlotControl,
     slot_operands::SlotOperands,
-    modexp::ModExp
+    modexp::ModExp,
+    correction::Correction,
+    decrypt_core::DecryptCore,
+    registers::Registers,
+    stream_in::StreamIn,
+    stream_out::StreamOut,
+    accelerator::Accelerator
 );
 
 /// `n` default values: the children or ports of a block `n` limbs wide.

@@ -4,7 +4,7 @@
 
 use crate::many;
 use crate::montmul::MontMul;
-use crate::mul_add::X_BITS;
+use crate::mul_add::{X_BITS, Y_BITS};
 use crate::slot_control::{LoadTarget, SlotControl};
 use rust_hdl::prelude::*;
 
@@ -17,6 +17,8 @@ pub struct ModExp {
     pub load: Signal<In, bool>,
     /// The slot a load writes.
     pub load_slot: Signal<In, bool>,
+    /// A load writes both slots (the ciphertext of a decryption).
+    pub load_both: Signal<In, bool>,
     /// The register a load writes.
     pub load_target: Signal<In, LoadTarget>,
     /// A limb, constant or exponent window.
@@ -29,8 +31,11 @@ pub struct ModExp {
     pub done: Signal<Out, bool>,
     /// The slot that finished.
     pub done_slot: Signal<Out, bool>,
-    /// base^e mod N of the finished slot, redundant limbs (Σ limb_j·2^(17j)), fully reduced.
+    /// base^e mod N of the finished slot (decrypting: its eCRT term), redundant limbs
+    /// (Σ limb_j·2^(17j)), fully reduced.
     pub result: Vec<Signal<Out, Bits<X_BITS>>>,
+    /// Slot 0's public modulus n, exact limbs (decrypting: for the final correction).
+    pub n_public: Vec<Signal<Out, Bits<Y_BITS>>>,
     /// Slot 0 is exponentiating.
     pub busy0: Signal<Out, bool>,
     /// Slot 1 is exponentiating.
@@ -46,12 +51,15 @@ pub struct ModExp {
 
 impl ModExp {
     /// A unit for moduli of `digits` 17-bit digits (R = 2^(17·digits) > 4N), exponents of
-    /// `exponent_bits` bits, and `window_bits`-bit windows.
-    pub fn new(digits: usize, exponent_bits: usize, window_bits: usize) -> Self {
+    /// `exponent_bits` bits, and `window_bits`-bit windows; with `decrypt`, each slot goes on to
+    /// its prime's eCRT term.
+    pub fn new(digits: usize, exponent_bits: usize, window_bits: usize, decrypt: bool) -> Self {
         ModExp {
             clock: Default::default(),
             load: Default::default(),
             load_slot: Default::default(),
+            load_both: Default::default(),
+            n_public: many(digits),
             load_target: Default::default(),
             load_data: Default::default(),
             start0: Default::default(),
@@ -64,8 +72,8 @@ impl ModExp {
             mul_done: Default::default(),
             phase: Default::default(),
             multiplier: MontMul::new(digits),
-            slot0: SlotControl::new(digits, exponent_bits, window_bits),
-            slot1: SlotControl::new(digits, exponent_bits, window_bits),
+            slot0: SlotControl::new(digits, exponent_bits, window_bits, decrypt),
+            slot1: SlotControl::new(digits, exponent_bits, window_bits, decrypt),
         }
     }
 }
@@ -74,8 +82,8 @@ impl Logic for ModExp {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, multiplier, slot0, slot1);
-        self.slot0.load.next = self.load.val() & !self.load_slot.val();
-        self.slot1.load.next = self.load.val() & self.load_slot.val();
+        self.slot0.load.next = self.load.val() & (!self.load_slot.val() | self.load_both.val());
+        self.slot1.load.next = self.load.val() & (self.load_slot.val() | self.load_both.val());
         self.slot0.load_target.next = self.load_target.val();
         self.slot1.load_target.next = self.load_target.val();
         self.slot0.load_data.next = self.load_data.val();
@@ -89,6 +97,8 @@ impl Logic for ModExp {
         self.slot0.mm_busy.next = self.multiplier.busy0.val();
         self.slot1.mm_busy.next = self.multiplier.busy1.val();
         self.multiplier.start.next = self.slot0.issue.val() | self.slot1.issue.val();
+        self.multiplier.redc.next = self.slot0.issue_redc.val() | self.slot1.issue_redc.val();
+        self.multiplier.decrement.next = self.slot0.issue_decrement.val() | self.slot1.issue_decrement.val();
         self.multiplier.n_prime0.next = self.slot0.n_prime_out.val();
         self.multiplier.n_prime1.next = self.slot1.n_prime_out.val();
         for j in 0..self.result.len() {
@@ -103,6 +113,7 @@ impl Logic for ModExp {
                 self.multiplier.b_in[j].next = self.slot1.b_out[j].val();
             }
             self.result[j].next = self.multiplier.result[j].val();
+            self.n_public[j].next = self.slot0.n_public[j].val();
         }
         self.done.next = self.slot0.done.val() | self.slot1.done.val();
         self.done_slot.next = self.slot1.done.val();

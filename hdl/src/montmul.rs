@@ -11,6 +11,12 @@
 //! Operands and results are redundant: limbs of up to 18 bits, Σ limb_j·2^(17j). The multiplier
 //! resolves the multiplier's digits serially as it consumes them (one 18-bit addition per step),
 //! and uses the multiplicand's redundant limbs as they are: the DSP's 25-bit port takes them.
+//!
+//! Two variants reuse the same loop (the golden model's `redc_wide` and `ExactDivider`):
+//! - wide REDC of C = C_hi·R + C_lo (`redc`, A = C_hi, B = C_lo): the DSPs see the digit 1 in the
+//!   first step and 0 after it, so T starts as C_lo, while the digits of C_hi enter the top
+//!   column one per step as the limbs above it; the result is C·R^(−1) mod N, < 2N.
+//! - A − 1 (`decrement`): the digits of A are resolved with a borrow of 1 into the first.
 
 use crate::column::{Column, T_BITS};
 use crate::many;
@@ -35,6 +41,10 @@ pub struct MontMul {
     pub a_in: Vec<Signal<In, Bits<X_BITS>>>,
     /// The multiplicand B, redundant limbs (Σ b_j·2^(17j) < 2N).
     pub b_in: Vec<Signal<In, Bits<X_BITS>>>,
+    /// With `start`: a wide REDC of B + A·R (exact limbs) instead of A·B·R^(−1).
+    pub redc: Signal<In, bool>,
+    /// With `start`: multiply A − 1 instead of A.
+    pub decrement: Signal<In, bool>,
     /// Slot 0's modulus N (odd), exact 17-bit limbs.
     pub n0: Vec<Signal<In, Bits<Y_BITS>>>,
     /// Slot 1's modulus N, exact 17-bit limbs.
@@ -59,6 +69,9 @@ pub struct MontMul {
     operands1: SlotOperands,
     // Prefetch (the cycle before stage 1): the slot's next digit and a_i·b_0 mod 2^17.
     pre_a: DFF<Bits<Y_BITS>>,
+    // A wide REDC's digit of C_hi, on its way to the top column's stage 2.
+    pre_high: DFF<Bits<Y_BITS>>,
+    s1_high: DFF<Bits<Y_BITS>>,
     pre_ab0: MulAddReg,
     pre_valid: DFF<bool>,
     pre_first: DFF<bool>,
@@ -95,6 +108,10 @@ impl MontMul {
             operands0: SlotOperands::new(digits),
             operands1: SlotOperands::new(digits),
             pre_a: Default::default(),
+            pre_high: Default::default(),
+            s1_high: Default::default(),
+            redc: Default::default(),
+            decrement: Default::default(),
             pre_ab0: Default::default(),
             pre_valid: Default::default(),
             pre_first: Default::default(),
@@ -116,7 +133,9 @@ impl MontMul {
 impl Logic for MontMul {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ph, pre_a, pre_valid, pre_first, pre_last, s2_valid, s2_last, done_r);
+        dff_setup!(
+            self, clock, ph, pre_a, pre_high, s1_high, pre_valid, pre_first, pre_last, s2_valid, s2_last, done_r
+        );
         clock!(self, clock, pre_ab0, quotient, operands0, operands1);
         self.ph.d.next = !self.ph.q.val();
         self.phase.next = self.ph.q.val();
@@ -135,6 +154,14 @@ impl Logic for MontMul {
             self.pre_first.d.next = self.operands0.first.val();
             self.pre_last.d.next = self.operands0.last.val();
             self.pre_a.d.next = self.operands0.digit.val();
+            self.pre_high.d.next = 0.into();
+            if self.operands0.redc.val() {
+                self.pre_a.d.next = 0.into();
+                if self.operands0.first.val() {
+                    self.pre_a.d.next = 1.into();
+                }
+                self.pre_high.d.next = self.operands0.digit.val();
+            }
             for j in 0..1 {
                 self.pre_ab0.x.next = self.operands0.b[j].val();
             }
@@ -143,6 +170,14 @@ impl Logic for MontMul {
             self.pre_first.d.next = self.operands1.first.val();
             self.pre_last.d.next = self.operands1.last.val();
             self.pre_a.d.next = self.operands1.digit.val();
+            self.pre_high.d.next = 0.into();
+            if self.operands1.redc.val() {
+                self.pre_a.d.next = 0.into();
+                if self.operands1.first.val() {
+                    self.pre_a.d.next = 1.into();
+                }
+                self.pre_high.d.next = self.operands1.digit.val();
+            }
             for j in 0..1 {
                 self.pre_ab0.x.next = self.operands1.b[j].val();
             }
@@ -163,6 +198,7 @@ impl Logic for MontMul {
         if self.ph.q.val() {
             self.quotient.y.next = self.n_prime1.val();
         }
+        self.s1_high.d.next = self.pre_high.q.val();
         self.s2_valid.d.next = self.pre_valid.q.val();
         self.s2_last.d.next = self.pre_last.q.val();
 
@@ -184,7 +220,7 @@ impl Logic for MontMul {
             self.cols[j].lo_up.next = self.cols[j + 1].lo.val();
         }
         for j in (self.cols.len() - 1)..self.cols.len() {
-            self.cols[j].lo_up.next = 0.into();
+            self.cols[j].lo_up.next = self.s1_high.q.val();
         }
 
         // Stage 2 (slot !ph): the columns finish the step; after a multiplication's last step the
@@ -210,6 +246,10 @@ impl Logic for MontMul {
             self.operands1.a_in[j].next = self.a_in[j].val();
             self.operands1.b_in[j].next = self.b_in[j].val();
         }
+        self.operands0.redc_in.next = self.redc.val();
+        self.operands1.redc_in.next = self.redc.val();
+        self.operands0.decrement_in.next = self.decrement.val();
+        self.operands1.decrement_in.next = self.decrement.val();
         self.operands0.load.next =
             self.start.val() & !self.ph.q.val() & (!self.operands0.busy.val() | self.done_r.q.val());
         self.operands1.load.next =

@@ -4,10 +4,16 @@
 //! Schedule: fixed-window, left to right (`ecrt_golden::hw::Schedule::FixedWindow`), in which every
 //! window costs w squarings and one table multiplication, also a zero window, so the sequence of
 //! operations depends only on (exponent bits, w). Operations, for W = ⌈L/w⌉ windows:
-//! 1. x̃ = x·R² (into the Montgomery domain), stored as T[1];
+//! 0. c̃ = REDC(c) = c·R^(−1) mod N for a base c < R·N of 2·S limbs (the ciphertext);
+//! 1. x̃ = c̃·R³ = c·R (into the Montgomery domain), stored as T[1];
 //! 2. T[j] = T[j−1]·x̃ for j = 2 … 2^w − 1 (T[0] = R mod N is loaded with the key);
 //! 3. acc = T[top window]; then per remaining window: w squarings, one multiplication by T[window];
-//! 4. acc·1 (out of the domain): the result, fully reduced (< N for a base coprime to N).
+//! 4. acc·1 (out of the domain): x = c^e mod N, fully reduced (< N for a base coprime to N).
+//!
+//! A decryption slot (`decrypt`) goes on with the eCRT path of its prime (golden model:
+//! `ecrt_golden::hw::EcrtHwKey`), switching the multiplier's modulus per operation:
+//! 5. L = REDC_{R−p}(x − 1) = (x − 1)/p, the exact division;
+//! 6. term = L·(t_p·R mod n)·R^(−1) mod n = L·t_p mod n, < n: the slot's result.
 
 use crate::many;
 use crate::mul_add::{X_BITS, Y_BITS};
@@ -22,15 +28,25 @@ pub const WINDOW_COUNT_BITS: usize = 12;
 /// least significant limb first, exponent windows most significant window first.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum LoadTarget {
-    /// The modulus N, S exact limbs.
+    /// The exponentiation's modulus N (p²), S exact limbs.
     Modulus,
     /// −N^(−1) mod 2^17.
     NPrime,
-    /// R² mod N, S limbs.
-    R2,
+    /// The exact division's modulus R − p, S exact limbs.
+    ModulusDiv,
+    /// −(R − p)^(−1) = p^(−1) mod 2^17.
+    NPrimeDiv,
+    /// The public modulus n, S exact limbs.
+    ModulusN,
+    /// −n^(−1) mod 2^17.
+    NPrimeN,
+    /// R³ mod N, S limbs.
+    R3,
     /// R mod N (the Montgomery form of 1, table entry 0), S limbs.
     One,
-    /// The base x < N, S limbs.
+    /// t·R mod n (t_p or t_q, the eCRT constant), S limbs.
+    TMont,
+    /// The base c < R·N (the ciphertext), 2·S limbs.
     Base,
     /// The exponent, one w-bit window per load, most significant first.
     Exponent,
@@ -41,11 +57,14 @@ pub enum LoadTarget {
 pub enum SlotState {
     Idle,
     Waiting,
+    Reduce,
     ToMontgomery,
     Table,
     Square,
     Multiply,
     FromMontgomery,
+    Divide,
+    Scale,
 }
 
 /// One slot's storage and sequencer.
@@ -71,6 +90,10 @@ pub struct SlotControl {
     pub mm_result: Vec<Signal<In, Bits<X_BITS>>>,
     /// Start a multiplication of `a_out`·`b_out` now.
     pub issue: Signal<Out, bool>,
+    /// The issued multiplication is a wide REDC of `b_out` + `a_out`·R.
+    pub issue_redc: Signal<Out, bool>,
+    /// The issued multiplication takes `a_out` − 1.
+    pub issue_decrement: Signal<Out, bool>,
     /// The next multiplier A.
     pub a_out: Vec<Signal<Out, Bits<X_BITS>>>,
     /// The next multiplicand B.
@@ -79,19 +102,28 @@ pub struct SlotControl {
     pub n_out: Vec<Signal<Out, Bits<Y_BITS>>>,
     /// This slot's −N^(−1) mod 2^17.
     pub n_prime_out: Signal<Out, Bits<Y_BITS>>,
-    /// The exponentiation finished: `mm_result` is x^e mod N in this cycle.
+    /// The slot finished: `mm_result` is c^e mod N (or, decrypting, the eCRT term) in this cycle.
     pub done: Signal<Out, bool>,
+    /// The public modulus n's limbs (for the final correction).
+    pub n_public: Vec<Signal<Out, Bits<Y_BITS>>>,
     /// An exponentiation is under way.
     pub busy: Signal<Out, bool>,
     window_bits: Constant<Bits<4>>,
     windows: Constant<Bits<WINDOW_COUNT_BITS>>,
     table_last: Constant<Bits<WINDOW_BITS_MAX>>,
+    decrypt: Constant<bool>,
     state: DFF<SlotState>,
     modulus: Vec<DFF<Bits<Y_BITS>>>,
     n_prime: DFF<Bits<Y_BITS>>,
-    r2: Vec<DFF<Bits<X_BITS>>>,
+    modulus_div: Vec<DFF<Bits<Y_BITS>>>,
+    n_prime_div: DFF<Bits<Y_BITS>>,
+    modulus_n: Vec<DFF<Bits<Y_BITS>>>,
+    n_prime_n: DFF<Bits<Y_BITS>>,
+    r3: Vec<DFF<Bits<X_BITS>>>,
     one: Vec<DFF<Bits<X_BITS>>>,
-    base: Vec<DFF<Bits<X_BITS>>>,
+    t_mont: Vec<DFF<Bits<X_BITS>>>,
+    base_low: Vec<DFF<Bits<X_BITS>>>,
+    base_high: Vec<DFF<Bits<X_BITS>>>,
     x_mont: Vec<DFF<Bits<X_BITS>>>,
     exponent: Vec<DFF<Bits<WINDOW_BITS_MAX>>>,
     table: Vec<RAM<Bits<X_BITS>, WINDOW_BITS_MAX>>,
@@ -115,12 +147,16 @@ pub struct SlotControl {
 pub enum Operand {
     /// The multiplier's result (the accumulator).
     Result,
-    /// The loaded base.
-    Base,
+    /// The low S limbs of the loaded base.
+    BaseLow,
+    /// The high S limbs of the loaded base.
+    BaseHigh,
     /// The table entry of the current window.
     Entry,
-    /// R² mod N.
-    R2,
+    /// R³ mod N.
+    R3,
+    /// t·R mod n.
+    TMont,
     /// The base in the Montgomery domain, T[1].
     XMont,
     /// The integer 1.
@@ -129,8 +165,8 @@ pub enum Operand {
 
 impl SlotControl {
     /// A slot for `digits`-limb operands, exponents of `exponent_bits` bits and `window_bits`-bit
-    /// windows.
-    pub fn new(digits: usize, exponent_bits: usize, window_bits: usize) -> Self {
+    /// windows; with `decrypt`, it goes on from the exponentiation to its prime's eCRT term.
+    pub fn new(digits: usize, exponent_bits: usize, window_bits: usize, decrypt: bool) -> Self {
         assert!((1..=WINDOW_BITS_MAX).contains(&window_bits), "windows of 1 to {WINDOW_BITS_MAX} bits");
         let windows = exponent_bits.div_ceil(window_bits);
         assert!((1..1 << WINDOW_COUNT_BITS).contains(&windows), "too many windows");
@@ -145,6 +181,9 @@ impl SlotControl {
             mm_busy: Default::default(),
             mm_result: many(digits),
             issue: Default::default(),
+            issue_redc: Default::default(),
+            issue_decrement: Default::default(),
+            n_public: many(digits),
             a_out: many(digits),
             b_out: many(digits),
             n_out: many(digits),
@@ -154,12 +193,19 @@ impl SlotControl {
             window_bits: Constant::new((window_bits as u64).into()),
             windows: Constant::new((windows as u64).into()),
             table_last: Constant::new(((1u64 << window_bits) - 1).into()),
+            decrypt: Constant::new(decrypt),
             state: Default::default(),
             modulus: many(digits),
             n_prime: Default::default(),
-            r2: many(digits),
+            modulus_div: many(digits),
+            n_prime_div: Default::default(),
+            modulus_n: many(digits),
+            n_prime_n: Default::default(),
+            r3: many(digits),
             one: many(digits),
-            base: many(digits),
+            t_mont: many(digits),
+            base_low: many(digits),
+            base_high: many(digits),
             x_mont: many(digits),
             exponent: many(windows),
             table: many(digits),
@@ -181,11 +227,23 @@ impl SlotControl {
 impl Logic for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, n_prime, table_index, squares_left, windows_left, read_address);
+        dff_setup!(
+            self,
+            clock,
+            state,
+            n_prime,
+            n_prime_div,
+            n_prime_n,
+            table_index,
+            squares_left,
+            windows_left,
+            read_address
+        );
         self.busy.next = self.state.q.val() != SlotState::Idle;
-        self.n_prime_out.next = self.n_prime.q.val();
         self.done.next = false;
         self.issue.next = false;
+        self.issue_redc.next = false;
+        self.issue_decrement.next = false;
         self.write_enable.next = false;
         self.write_address.next = self.table_index.q.val();
         self.rotate.next = false;
@@ -196,70 +254,130 @@ impl Logic for SlotControl {
             self.read_address.d.next = self.exponent[i].q.val();
         }
 
-        // Loads shift the chosen register by one limb or window.
+        // The multiplier's modulus: the operation's (the state names the multiplication in flight).
+        self.n_prime_out.next = self.n_prime.q.val();
+        if self.state.q.val() == SlotState::Divide {
+            self.n_prime_out.next = self.n_prime_div.q.val();
+        }
+        if self.state.q.val() == SlotState::Scale {
+            self.n_prime_out.next = self.n_prime_n.q.val();
+        }
+        for j in 0..self.modulus.len() {
+            self.n_out[j].next = self.modulus[j].q.val();
+            if self.state.q.val() == SlotState::Divide {
+                self.n_out[j].next = self.modulus_div[j].q.val();
+            }
+            if self.state.q.val() == SlotState::Scale {
+                self.n_out[j].next = self.modulus_n[j].q.val();
+            }
+            self.n_public[j].next = self.modulus_n[j].q.val();
+        }
+        // Registers hold; a load shifts the chosen one by one limb (entering at the top) or window.
         for j in 0..self.modulus.len() {
             self.modulus[j].clock.next = self.clock.val();
-            self.r2[j].clock.next = self.clock.val();
+            self.modulus_div[j].clock.next = self.clock.val();
+            self.modulus_n[j].clock.next = self.clock.val();
+            self.r3[j].clock.next = self.clock.val();
             self.one[j].clock.next = self.clock.val();
-            self.base[j].clock.next = self.clock.val();
+            self.t_mont[j].clock.next = self.clock.val();
+            self.base_low[j].clock.next = self.clock.val();
+            self.base_high[j].clock.next = self.clock.val();
             self.x_mont[j].clock.next = self.clock.val();
             self.modulus[j].d.next = self.modulus[j].q.val();
-            self.r2[j].d.next = self.r2[j].q.val();
+            self.modulus_div[j].d.next = self.modulus_div[j].q.val();
+            self.modulus_n[j].d.next = self.modulus_n[j].q.val();
+            self.r3[j].d.next = self.r3[j].q.val();
             self.one[j].d.next = self.one[j].q.val();
-            self.base[j].d.next = self.base[j].q.val();
+            self.t_mont[j].d.next = self.t_mont[j].q.val();
+            self.base_low[j].d.next = self.base_low[j].q.val();
+            self.base_high[j].d.next = self.base_high[j].q.val();
             self.x_mont[j].d.next = self.x_mont[j].q.val();
-            self.n_out[j].next = self.modulus[j].q.val();
         }
         for i in 0..self.exponent.len() {
             self.exponent[i].clock.next = self.clock.val();
             self.exponent[i].d.next = self.exponent[i].q.val();
         }
         if self.load.val() {
-            if self.load_target.val() == LoadTarget::Modulus {
-                for j in 0..(self.modulus.len() - 1) {
-                    self.modulus[j].d.next = self.modulus[j + 1].q.val();
+            match self.load_target.val() {
+                LoadTarget::Modulus => {
+                    for j in 0..(self.modulus.len() - 1) {
+                        self.modulus[j].d.next = self.modulus[j + 1].q.val();
+                    }
+                    for j in (self.modulus.len() - 1)..self.modulus.len() {
+                        self.modulus[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                    }
                 }
-                for j in (self.modulus.len() - 1)..self.modulus.len() {
-                    self.modulus[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                LoadTarget::NPrime => {
+                    self.n_prime.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
                 }
-            }
-            if self.load_target.val() == LoadTarget::NPrime {
-                self.n_prime.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-            }
-            if self.load_target.val() == LoadTarget::R2 {
-                for j in 0..(self.r2.len() - 1) {
-                    self.r2[j].d.next = self.r2[j + 1].q.val();
+                LoadTarget::ModulusDiv => {
+                    for j in 0..(self.modulus_div.len() - 1) {
+                        self.modulus_div[j].d.next = self.modulus_div[j + 1].q.val();
+                    }
+                    for j in (self.modulus_div.len() - 1)..self.modulus_div.len() {
+                        self.modulus_div[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                    }
                 }
-                for j in (self.r2.len() - 1)..self.r2.len() {
-                    self.r2[j].d.next = self.load_data.val();
+                LoadTarget::NPrimeDiv => {
+                    self.n_prime_div.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
                 }
-            }
-            if self.load_target.val() == LoadTarget::One {
-                for j in 0..(self.one.len() - 1) {
-                    self.one[j].d.next = self.one[j + 1].q.val();
+                LoadTarget::ModulusN => {
+                    for j in 0..(self.modulus_n.len() - 1) {
+                        self.modulus_n[j].d.next = self.modulus_n[j + 1].q.val();
+                    }
+                    for j in (self.modulus_n.len() - 1)..self.modulus_n.len() {
+                        self.modulus_n[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                    }
                 }
-                for j in (self.one.len() - 1)..self.one.len() {
-                    self.one[j].d.next = self.load_data.val();
+                LoadTarget::NPrimeN => {
+                    self.n_prime_n.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
                 }
-            }
-            if self.load_target.val() == LoadTarget::Base {
-                for j in 0..(self.base.len() - 1) {
-                    self.base[j].d.next = self.base[j + 1].q.val();
+                LoadTarget::R3 => {
+                    for j in 0..(self.r3.len() - 1) {
+                        self.r3[j].d.next = self.r3[j + 1].q.val();
+                    }
+                    for j in (self.r3.len() - 1)..self.r3.len() {
+                        self.r3[j].d.next = self.load_data.val();
+                    }
                 }
-                for j in (self.base.len() - 1)..self.base.len() {
-                    self.base[j].d.next = self.load_data.val();
+                LoadTarget::One => {
+                    for j in 0..(self.one.len() - 1) {
+                        self.one[j].d.next = self.one[j + 1].q.val();
+                    }
+                    for j in (self.one.len() - 1)..self.one.len() {
+                        self.one[j].d.next = self.load_data.val();
+                    }
                 }
-            }
-            if self.load_target.val() == LoadTarget::Exponent {
-                for i in 0..(self.exponent.len() - 1) {
-                    self.exponent[i].d.next = self.exponent[i + 1].q.val();
+                LoadTarget::TMont => {
+                    for j in 0..(self.t_mont.len() - 1) {
+                        self.t_mont[j].d.next = self.t_mont[j + 1].q.val();
+                    }
+                    for j in (self.t_mont.len() - 1)..self.t_mont.len() {
+                        self.t_mont[j].d.next = self.load_data.val();
+                    }
                 }
-                for i in (self.exponent.len() - 1)..self.exponent.len() {
-                    self.exponent[i].d.next = self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0);
+                LoadTarget::Base => {
+                    // 2·S limbs through base_low into base_high: the last S loaded are the high half.
+                    for j in 0..(self.base_low.len() - 1) {
+                        self.base_low[j].d.next = self.base_low[j + 1].q.val();
+                        self.base_high[j].d.next = self.base_high[j + 1].q.val();
+                    }
+                    for j in (self.base_low.len() - 1)..self.base_low.len() {
+                        self.base_low[j].d.next = self.base_high[0].q.val();
+                        self.base_high[j].d.next = self.load_data.val();
+                    }
                 }
+                LoadTarget::Exponent => {
+                    for i in 0..(self.exponent.len() - 1) {
+                        self.exponent[i].d.next = self.exponent[i + 1].q.val();
+                    }
+                    for i in (self.exponent.len() - 1)..self.exponent.len() {
+                        self.exponent[i].d.next = self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0);
+                    }
+                }
+                _ => {}
             }
         }
-
         match self.state.q.val() {
             SlotState::Idle => {
                 if self.start.val() {
@@ -269,8 +387,16 @@ impl Logic for SlotControl {
             SlotState::Waiting => {
                 if self.my_turn.val() & !self.mm_busy.val() {
                     self.issue.next = true;
-                    self.a_from.next = Operand::Base;
-                    self.b_from.next = Operand::R2;
+                    self.issue_redc.next = true;
+                    self.a_from.next = Operand::BaseHigh;
+                    self.b_from.next = Operand::BaseLow;
+                    self.state.d.next = SlotState::Reduce;
+                }
+            }
+            SlotState::Reduce => {
+                if self.mm_done.val() {
+                    self.issue.next = true;
+                    self.b_from.next = Operand::R3;
                     self.state.d.next = SlotState::ToMontgomery;
                 }
             }
@@ -320,6 +446,26 @@ impl Logic for SlotControl {
                 }
             }
             SlotState::FromMontgomery => {
+                if self.mm_done.val() {
+                    if self.decrypt.val() {
+                        self.issue.next = true;
+                        self.issue_decrement.next = true;
+                        self.b_from.next = Operand::Unit;
+                        self.state.d.next = SlotState::Divide;
+                    } else {
+                        self.done.next = true;
+                        self.state.d.next = SlotState::Idle;
+                    }
+                }
+            }
+            SlotState::Divide => {
+                if self.mm_done.val() {
+                    self.issue.next = true;
+                    self.b_from.next = Operand::TMont;
+                    self.state.d.next = SlotState::Scale;
+                }
+            }
+            SlotState::Scale => {
                 if self.mm_done.val() {
                     self.done.next = true;
                     self.state.d.next = SlotState::Idle;
@@ -381,8 +527,8 @@ impl Logic for SlotControl {
         // Operand multiplexers.
         for j in 0..self.a_out.len() {
             self.a_out[j].next = self.mm_result[j].val();
-            if self.a_from.val() == Operand::Base {
-                self.a_out[j].next = self.base[j].q.val();
+            if self.a_from.val() == Operand::BaseHigh {
+                self.a_out[j].next = self.base_high[j].q.val();
             }
             if self.a_from.val() == Operand::Entry {
                 self.a_out[j].next = self.entry[j].val();
@@ -391,8 +537,14 @@ impl Logic for SlotControl {
             if self.b_from.val() == Operand::Entry {
                 self.b_out[j].next = self.entry[j].val();
             }
-            if self.b_from.val() == Operand::R2 {
-                self.b_out[j].next = self.r2[j].q.val();
+            if self.b_from.val() == Operand::BaseLow {
+                self.b_out[j].next = self.base_low[j].q.val();
+            }
+            if self.b_from.val() == Operand::R3 {
+                self.b_out[j].next = self.r3[j].q.val();
+            }
+            if self.b_from.val() == Operand::TMont {
+                self.b_out[j].next = self.t_mont[j].q.val();
             }
             if self.b_from.val() == Operand::XMont {
                 self.b_out[j].next = self.x_mont[j].q.val();
@@ -415,7 +567,7 @@ mod tests {
 
     #[test]
     fn slot_control_is_synthesizable() {
-        let mut uut = SlotControl::new(3, 10, 2);
+        let mut uut = SlotControl::new(3, 10, 2, true);
         uut.connect_all();
         yosys_validate("ecrt_slot_control", &generate_verilog(&uut)).unwrap();
     }

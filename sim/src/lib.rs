@@ -30,6 +30,7 @@
 
 #![warn(missing_docs)]
 
+pub mod accelerator;
 mod cache;
 pub mod error;
 pub mod estimate;

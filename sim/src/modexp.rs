@@ -3,7 +3,7 @@
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
 use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_hdl::emit::{emit, Manifest};
+use ecrt_hdl::emit::{emit_modexp, Manifest};
 use ecrt_hdl::host::{Load, SlotKey};
 use ecrt_hdl::limbs::from_limbs;
 use num_bigint::BigUint;
@@ -44,7 +44,7 @@ pub struct ModExpSim {
 impl ModExpSim {
     /// Emits `config`'s RTL and builds (or loads from the cache) its Verilator model.
     pub fn build(config: &AcceleratorConfig, options: &BuildOptions, trace: bool) -> Result<Self> {
-        let emitted = emit(config).map_err(|e| SimError::Spec(e.to_string()))?;
+        let emitted = emit_modexp(config).map_err(|e| SimError::Spec(e.to_string()))?;
         let spec = ModelSpec::from_verilog(emitted.verilog, &emitted.manifest.top)?.with_trace(trace);
         let model = Model::build(&spec, options)?;
         let id = |name: &str| model.port_id(name);

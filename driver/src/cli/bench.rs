@@ -28,10 +28,19 @@ pub struct Args {
     backend: BackendKind,
     /// Bits of the modulus n.
     #[arg(long, default_value_t = 2048)]
-    key_bits: u64,
-    /// Ciphertexts per pass.
+    pub key_bits: u64,
+    /// Ciphertexts per pass (CPU) or in the simulated batch (sim).
     #[arg(long, default_value_t = 64)]
-    count: usize,
+    pub count: usize,
+    /// The simulated accelerator (sim): its top's parameters.
+    #[command(flatten)]
+    pub top: crate::cli::rtl::TopArgs,
+    /// The simulated accelerator's exponent window width (sim).
+    #[arg(long, default_value_t = 5)]
+    pub window_bits: usize,
+    /// Skip the Yosys resource estimate (sim; the resource fields are then null).
+    #[arg(long)]
+    pub no_estimate: bool,
     /// Interleaved passes of each measure; the median pass counts.
     #[arg(long, default_value_t = 5)]
     rounds: usize,
@@ -43,10 +52,10 @@ pub struct Args {
     phe_python: Option<PathBuf>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Also write the JSON object to this file.
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub out: Option<PathBuf>,
 }
 
 /// A Python process that times phe on request.
@@ -154,7 +163,9 @@ fn time_pass<T>(items: &[T], mut f: impl FnMut(&T)) -> f64 {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.count > 0 && args.rounds > 0, "--count and --rounds must be positive");
-    let BackendKind::Cpu = args.backend;
+    if args.backend == BackendKind::Sim {
+        return crate::cli::bench_sim::run(&args);
+    }
     let threads = crate::cli::thread_count(args.threads);
     let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
     eprintln!("ecrt bench: generating a {}-bit key and {} ciphertexts", args.key_bits, args.count);

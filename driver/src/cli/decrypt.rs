@@ -1,10 +1,14 @@
 //! `ecrt decrypt`: pheutil ciphertext lines to values, on a backend.
 
+use crate::cli::rtl::TopArgs;
 use crate::cli::{batch_lines, read_input, report_item_errors, write_output, BackendKind};
 use anyhow::Context;
-use ecrt_driver::backend::CpuBackend;
+use ecrt_driver::backend::{Backend, CpuBackend};
 use ecrt_driver::jsonl::{decrypt_lines, OutputMode};
+use ecrt_driver::sim::{config_for_key, SimBackend};
 use ecrt_golden::phe_format::read_private_key;
+use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_sim::BuildOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -37,17 +41,34 @@ pub struct Args {
     /// Worker threads for the CPU backend (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
+    /// The simulated accelerator (`--backend sim`): the key size comes from the key.
+    #[command(flatten)]
+    top: TopArgs,
+    /// The simulated accelerator's exponent window width.
+    #[arg(long, default_value_t = 5)]
+    window_bits: usize,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let key_text = std::fs::read_to_string(&args.key).with_context(|| format!("cannot read {}", args.key.display()))?;
     let key = read_private_key(&key_text).with_context(|| format!("cannot use key file {}", args.key.display()))?;
-    let backend = match args.backend {
-        BackendKind::Cpu => CpuBackend::new(&key, crate::cli::thread_count(args.threads))?,
+    let backend: Box<dyn Backend> = match args.backend {
+        BackendKind::Cpu => Box::new(CpuBackend::new(&key, crate::cli::thread_count(args.threads))?),
+        BackendKind::Sim => {
+            let base = AcceleratorConfig {
+                window_bits: args.window_bits,
+                cores: args.top.cores,
+                stream_bits: args.top.stream_bits,
+                ..Default::default()
+            };
+            let config = config_for_key(&key, &base);
+            Box::new(SimBackend::new(&key, &config, &BuildOptions { progress: true, ..Default::default() }, true)?)
+        }
     };
     let input = read_input(args.input.as_deref().filter(|p| p.as_os_str() != "-"))?;
     let mode = if args.raw { OutputMode::Raw } else { OutputMode::Decoded };
-    let outcome = decrypt_lines(&backend, key.public(), &batch_lines(&input), mode, args.verify.then_some(&key))?;
+    let outcome =
+        decrypt_lines(backend.as_ref(), key.public(), &batch_lines(&input), mode, args.verify.then_some(&key))?;
     write_output(args.out.as_ref(), &outcome.render())?;
     Ok(report_item_errors("line", outcome.errors()))
 }

@@ -1,6 +1,7 @@
 //! The `ecrt` command line: one module per subcommand.
 
 mod bench;
+mod bench_sim;
 mod decrypt;
 mod encrypt;
 mod estimate;
@@ -46,6 +47,8 @@ enum Command {
 pub enum BackendKind {
     /// eCRT on the host CPU (OpenSSL, constant-time exponentiation), multi-threaded.
     Cpu,
+    /// The accelerator's Verilator model (built on first use, then cached).
+    Sim,
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {

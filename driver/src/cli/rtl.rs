@@ -21,6 +21,19 @@ pub struct ConfigArgs {
     /// The reference clock for reported times, in MHz.
     #[arg(long, default_value_t = 100.0)]
     pub clock_mhz: f64,
+    #[command(flatten)]
+    pub top: TopArgs,
+}
+
+/// The accelerator top's parameters (the key size comes from elsewhere: a flag or the key).
+#[derive(clap::Args, Clone)]
+pub struct TopArgs {
+    /// Decryption cores behind the dispatcher and the collector.
+    #[arg(long, default_value_t = 1)]
+    pub cores: usize,
+    /// TDATA width of the AXI4-Stream ports: 64, 128, 256 or 512 bits.
+    #[arg(long, default_value_t = 256)]
+    pub stream_bits: usize,
 }
 
 impl ConfigArgs {
@@ -31,6 +44,8 @@ impl ConfigArgs {
             limb_bits: self.limb_bits,
             window_bits: self.window_bits,
             clock_mhz: self.clock_mhz,
+            cores: self.top.cores,
+            stream_bits: self.top.stream_bits,
             ..Default::default()
         };
         config.validate()?;

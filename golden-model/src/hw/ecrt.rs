@@ -7,11 +7,15 @@
 //! 2. `c_mont = mont_mul_{p²}(c_redc, R³ mod p²)` = c·R mod p² — now in the Montgomery domain;
 //! 3. `exp = mont_exp(c_mont, p − 1)` over exactly |p| exponent bits;
 //! 4. `x = from_montgomery_{p²}(exp)` = c^(p−1) mod p², fully reduced (c is a unit);
-//! 5. `l = L_p(x)` = (x − 1)/p by a low-half multiplication (x ≡ 1 mod p by Fermat);
+//! 5. `l = L_p(x)` = (x − 1)/p: a REDC of x − 1 modulo R − p ([`ExactDivider`]; x ≡ 1 mod p by
+//!    Fermat);
 //! 6. `term = mont_mul_n(l, t_p·R_n mod n)` = l·t_p mod n, in [0, n) (proof at
 //!    [`PrimePathTrace::term`]).
 //!
 //! Then `sum = term_p + term_q` < 2n and one judgment: `result = sum ≥ n ? sum − n : sum`.
+//!
+//! Every Montgomery loop here runs over the same s digits, the width of the hardware's multiplier
+//! row: s = ⌈(2·|p| + 2)/k⌉, so R = 2^(k·s) > 4·max(p², q², n).
 //!
 //! Why it decrypts: t_p = h_p·q·(q^(−1) mod p) is ≡ h_p (mod p) and ≡ 0 (mod q), so modulo p the
 //! sum is L_p(x_p)·h_p = m_p (Paillier's CRT decryption, h_p = (−q)^(−1) mod p for g = n + 1) and
@@ -22,7 +26,7 @@ use num_integer::Integer;
 use num_traits::Zero;
 use rand::{rngs::StdRng, SeedableRng};
 
-use super::{check_digit_bits, mont_exp, ExactDivStep, ExactDivider, ExpTrace, HwError, MontgomeryContext, Schedule};
+use super::{check_digit_bits, mont_exp, ExactDivider, ExpTrace, HwError, MontMulTrace, MontgomeryContext, Schedule};
 use crate::prime::{is_probable_prime, mod_inverse};
 
 /// Miller–Rabin rounds of the sanity check in [`EcrtHwKey::new`] (a guard against wrong inputs,
@@ -48,6 +52,7 @@ impl PrimeConstants {
         n: &BigUint,
         ctx_n: &MontgomeryContext,
         digit_bits: u32,
+        digits: usize,
     ) -> Result<Self, HwError> {
         let not_coprime = HwError::InvalidKey("p and q must be coprime");
         let other_mod = other % prime;
@@ -57,9 +62,9 @@ impl PrimeConstants {
         let t_mont = &t * ctx_n.r_mod_n() % n;
         Ok(Self {
             prime: prime.clone(),
-            ctx: MontgomeryContext::new(&(prime * prime), digit_bits)?,
+            ctx: MontgomeryContext::with_digits(&(prime * prime), digit_bits, digits)?,
             exponent: prime - 1u32,
-            divider: ExactDivider::new(prime, digit_bits)?,
+            divider: ExactDivider::new(prime, digit_bits, digits)?,
             h,
             t,
             t_mont,
@@ -81,7 +86,7 @@ impl PrimeConstants {
         &self.exponent
     }
 
-    /// The exact division by p.
+    /// The exact division by p (a REDC modulo R − p).
     pub fn divider(&self) -> &ExactDivider {
         &self.divider
     }
@@ -129,8 +134,8 @@ pub struct PrimePathTrace {
     pub x_minus_1: BigUint,
     /// L_p(x) = (x − 1)/p, in [0, p).
     pub l: BigUint,
-    /// The rows of the low-half product that computed `l`.
-    pub l_steps: Vec<ExactDivStep>,
+    /// The Montgomery loop modulo R − p that computed `l` from x − 1.
+    pub l_mont: MontMulTrace,
     /// mont_mul_n(l, t_p·R_n mod n) = l·t_p mod n, and always in [0, n).
     ///
     /// Proof. Let b = t_p·R_n mod n < n and R = R_n > 4n. The Montgomery result is
@@ -183,10 +188,21 @@ impl EcrtHwKey {
         let exp_bits = p.bits() as usize;
         schedule.validate(exp_bits)?;
         let n = p * q;
-        let ctx_n = MontgomeryContext::new(&n, digit_bits)?;
-        let p_consts = PrimeConstants::new(p, q, &n, &ctx_n, digit_bits)?;
-        let q_consts = PrimeConstants::new(q, p, &n, &ctx_n, digit_bits)?;
+        let digits = Self::digits_for(p.bits() as usize, digit_bits);
+        let ctx_n = MontgomeryContext::with_digits(&n, digit_bits, digits)?;
+        let p_consts = PrimeConstants::new(p, q, &n, &ctx_n, digit_bits, digits)?;
+        let q_consts = PrimeConstants::new(q, p, &n, &ctx_n, digit_bits, digits)?;
         Ok(Self { n_squared: &n * &n, n, ctx_n, schedule, exp_bits, p: p_consts, q: q_consts })
+    }
+
+    /// Digits s of every Montgomery loop for primes of `prime_bits` bits: ⌈(2·prime_bits + 2)/k⌉.
+    pub fn digits_for(prime_bits: usize, digit_bits: u32) -> usize {
+        (2 * prime_bits + 2).div_ceil(digit_bits as usize)
+    }
+
+    /// Digits s of every Montgomery loop of this key.
+    pub fn digits(&self) -> usize {
+        self.ctx_n.digits()
     }
 
     /// The public modulus n = p·q.
@@ -261,7 +277,7 @@ impl EcrtHwKey {
         let div = consts.divider.l_trace(&x);
         let term = self.ctx_n.mont_mul(&div.result, &consts.t_mont);
         debug_assert!(term < self.n, "term ≥ n");
-        Ok(PrimePathTrace { c_redc, c_mont, exp, x, x_minus_1: div.x_minus_1, l: div.result, l_steps: div.steps, term })
+        Ok(PrimePathTrace { c_redc, c_mont, exp, x, x_minus_1: div.x_minus_1, l: div.result, l_mont: div.mont, term })
     }
 }
 
@@ -408,7 +424,8 @@ mod tests {
                 assert_eq!(path.x, c.modpow(consts.exponent(), m));
                 assert_eq!(path.x_minus_1, &path.x - 1u32);
                 assert_eq!(path.l, &path.x_minus_1 / consts.prime());
-                assert_eq!(path.l_steps.len(), consts.divider().digits());
+                assert_eq!(path.l_mont.steps.len(), hw.digits());
+                assert_eq!(path.l_mont.result, path.l);
                 assert_eq!(path.term, hw.ctx_n().mont_mul(&path.l, consts.t_mont()));
                 assert!(path.term < n, "term < n");
                 assert_eq!(path.term, &path.l * consts.t() % &n);

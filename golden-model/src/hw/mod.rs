@@ -14,7 +14,7 @@
 //!   wide REDC, entering and leaving the Montgomery domain;
 //! - [`exponent`]: exponentiation schedules inside the domain (right-to-left with pipeline segments,
 //!   left-to-right fixed window) and their cost;
-//! - [`exact_div`]: L_p(x) = (x − 1)/p as a low-half multiplication by p^(−1) mod 2^k';
+//! - [`exact_div`]: L_p(x) = (x − 1)/p as one more Montgomery loop, modulo R − p;
 //! - [`ecrt`]: the per-prime datapath and the eCRT postprocessing with its single final correction.
 //!
 //! Digits are `u128` because the digit width k is a parameter from [`MIN_DIGIT_BITS`] to
@@ -28,7 +28,7 @@ pub mod montgomery;
 pub use ecrt::{
     postprocess_cost, EcrtHwKey, EcrtTrace, PostprocessCost, Postprocessing, PrimeConstants, PrimePathTrace,
 };
-pub use exact_div::{ExactDivStep, ExactDivTrace, ExactDivider};
+pub use exact_div::{ExactDivTrace, ExactDivider};
 pub use exponent::{
     mont_exp, schedule_cost, segment_ranges, ExpStates, ExpTrace, RtlState, RtlStep, Schedule, WindowStep,
     MAX_WINDOW_BITS,

@@ -54,12 +54,21 @@ impl MontgomeryContext {
     /// Errors: N even or N ≤ 1; k outside 8..=128.
     pub fn new(modulus: &BigUint, digit_bits: u32) -> Result<Self, HwError> {
         check_digit_bits(digit_bits)?;
-        if modulus.is_even() || modulus <= &BigUint::one() {
+        // 2^m > 4N ⇔ m ≥ bits(4N) = bits(N) + 2.
+        let digits = (modulus.bits() + 2).div_ceil(u64::from(digit_bits)) as usize;
+        Self::with_digits(modulus, digit_bits, digits)
+    }
+
+    /// Constants for modulus N over a given number of digits s (a multiplier row of fixed width).
+    /// Only R = 2^(k·s) > N is required: operands and results stay below 2N when R > 4N; with a
+    /// smaller R the loop is still an exact REDC (as in [`super::ExactDivider`]).
+    ///
+    /// Errors: N even, N ≤ 1 or N ≥ R; k outside 8..=128.
+    pub fn with_digits(modulus: &BigUint, digit_bits: u32, digits: usize) -> Result<Self, HwError> {
+        check_digit_bits(digit_bits)?;
+        if modulus.is_even() || modulus <= &BigUint::one() || modulus.bits() > (digits * digit_bits as usize) as u64 {
             return Err(HwError::InvalidModulus);
         }
-        // 2^m > 4N ⇔ m ≥ bits(4N) = bits(N) + 2.
-        let r_bits = modulus.bits() + 2;
-        let digits = r_bits.div_ceil(u64::from(digit_bits)) as usize;
         // Newton's iteration for N^(−1) mod 2^128: an odd N is its own inverse mod 8 (3 bits),
         // and each step doubles the correct bits: 3 → 6 → … → 192.
         let n0 = low_u128(modulus);

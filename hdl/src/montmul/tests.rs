@@ -106,3 +106,66 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
         assert_eq!(trace.iter().filter(|c| c.1).count(), 4);
     }
 }
+
+/// Slot 0 runs a wide REDC of a ciphertext-sized C = C_hi·R + C_lo, slot 1 a multiplication of
+/// A − 1 (the exact division's operand): every step's T (plus the digits of C not yet entered) and
+/// both results equal the golden model's.
+#[test]
+fn wide_redc_and_decrement_match_the_golden_model() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(18);
+    for modulus_bits in [30u64, 66] {
+        let digits = (modulus_bits as usize + 2).div_ceil(17);
+        let moduli: Vec<_> = (0..2)
+            .map(|_| {
+                let mut n = rng.gen_biguint(modulus_bits);
+                n.set_bit(modulus_bits - 1, true);
+                n.set_bit(0, true);
+                MontgomeryContext::new(&n, 17).unwrap()
+            })
+            .collect();
+        let c = rng.gen_biguint_below(&(moduli[0].modulus() * moduli[0].modulus()));
+        let c_limbs = to_limbs(&c, 2 * digits);
+        let a = rng.gen_biguint_below(&(moduli[1].modulus() * 2u32)) + 1u32;
+        let b = rng.gen_biguint_below(&(moduli[1].modulus() * 2u32));
+        let ops = [
+            (c_limbs[digits..].to_vec(), c_limbs[..digits].to_vec(), true, false),
+            (redundant(to_limbs(&a, digits), &mut rng), to_limbs(&b, digits), false, true),
+        ];
+        let n_limbs: Vec<Vec<u64>> = moduli.iter().map(|m| to_limbs(m.modulus(), digits)).collect();
+        let n_primes: Vec<u64> = moduli.iter().map(|m| m.n_prime() as u64).collect();
+        let period = 2 * digits + 2;
+        let trace = simulate(MontMul::new(digits), period + 4, move |uut, cycle| {
+            for (port, &limb) in uut.n0.iter_mut().zip(&n_limbs[0]) {
+                port.next = limb.into();
+            }
+            for (port, &limb) in uut.n1.iter_mut().zip(&n_limbs[1]) {
+                port.next = limb.into();
+            }
+            uut.n_prime0.next = n_primes[0].into();
+            uut.n_prime1.next = n_primes[1].into();
+            let phase = uut.phase.val() as usize;
+            uut.start.next = cycle < 2;
+            if cycle < 2 {
+                let (a, b, redc, decrement) = &ops[phase];
+                uut.redc.next = *redc;
+                uut.decrement.next = *decrement;
+                for j in 0..digits {
+                    uut.a_in[j].next = a[j].into();
+                    uut.b_in[j].next = b[j].into();
+                }
+            }
+            let result: Vec<u64> = uut.result.iter().map(|r| r.val().to_u64()).collect();
+            (uut.done.val(), from_limbs(result), from_limbs(uut.t.iter().map(|t| t.val().to_u64())))
+        });
+        let redc = moduli[0].redc_wide_trace(&c);
+        for i in 1..digits {
+            // The columns hold T without the digits of C that have not entered yet.
+            let pending = (&c >> (17 * (digits + i))) << (17 * digits);
+            assert_eq!(&trace[2 + 2 * i].2 + pending, redc.steps[i - 1].t_after, "{modulus_bits} bits, REDC step {i}");
+        }
+        assert!(trace[period].0);
+        assert_eq!(trace[period].1, redc.result, "{modulus_bits} bits: REDC result");
+        assert!(trace[period + 1].0);
+        assert_eq!(trace[period + 1].1, moduli[1].mont_mul(&(&a - 1u32), &b), "{modulus_bits} bits: (A − 1)·B");
+    }
+}

@@ -1,0 +1,171 @@
+//! `ecrt bench --backend sim`: cycle counts of the accelerator's Verilator model (exact), its Yosys
+//! resource estimate, and what they project for one xc7vx690t at 100 MHz.
+
+use crate::cli::bench::Args;
+use ecrt_driver::cpu::{encrypt, Scratch};
+use ecrt_driver::sim::{config_for_key, SimBackend};
+use ecrt_golden::paillier::decrypt_ecrt;
+use ecrt_golden::PrivateKey;
+use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_sim::accelerator::{OutputPacing, RunReport};
+use ecrt_sim::{estimate, BuildOptions, EstimateOptions, ResourceEstimate};
+use num_bigint::{BigUint, RandBigInt};
+use rand::SeedableRng;
+use serde_json::json;
+use std::process::ExitCode;
+
+/// The xc7vx690t's resources (DESIGN.md §3; Xilinx DS180): LUT, FF, DSP48E1, BRAM36.
+const XC7VX690T: [(&str, f64); 4] = [("lut", 433_200.0), ("ff", 866_400.0), ("dsp48e1", 3_600.0), ("bram36", 1_470.0)];
+/// The share of each resource a design may use and still place and route comfortably.
+const UTILISATION: f64 = 0.8;
+/// The reference clock of the projection (MESA's).
+const PROJECTION_MHZ: f64 = 100.0;
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(args.count > 0, "--count must be positive");
+    let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
+    eprintln!("ecrt bench: generating a {}-bit key and {} ciphertexts", args.key_bits, args.count);
+    let key = PrivateKey::generate(args.key_bits, &mut rng)?;
+    let base = AcceleratorConfig {
+        window_bits: args.window_bits,
+        cores: args.top.cores,
+        stream_bits: args.top.stream_bits,
+        ..Default::default()
+    };
+    let config = config_for_key(&key, &base);
+    let n = key.public().n();
+    let mut scratch = Scratch::new()?;
+    let plaintexts: Vec<BigUint> = (0..args.count).map(|_| rng.gen_biguint_below(n)).collect();
+    let ciphertexts: Vec<BigUint> = plaintexts.iter().map(|m| encrypt(n, m, &mut scratch)).collect::<Result<_, _>>()?;
+
+    let backend = SimBackend::new(&key, &config, &BuildOptions { progress: true, ..Default::default() }, true)?;
+    // Idle pipeline: one decryption alone.
+    let idle = backend.run(&ciphertexts[..1], OutputPacing::Always)?;
+    let batch = backend.run(&ciphertexts, OutputPacing::Always)?;
+    let mut verified = 0;
+    for (job, (c, m)) in batch.jobs.iter().zip(ciphertexts.iter().zip(&plaintexts)) {
+        anyhow::ensure!(job.result.is_ok(), "the model answered with an error status {:#04x}", job.result.status);
+        anyhow::ensure!(&job.result.plaintext == m, "the model's plaintext is wrong");
+        anyhow::ensure!(decrypt_ecrt(&key, c)? == job.result.plaintext, "the golden model disagrees");
+        verified += 1;
+    }
+    let resources = if args.no_estimate {
+        None
+    } else {
+        let emitted = ecrt_hdl::emit::emit(&config)?;
+        Some(estimate(
+            &emitted.verilog,
+            &emitted.manifest.top,
+            &EstimateOptions { progress: true, ..Default::default() },
+        )?)
+    };
+    let report = report(&config, &idle, &batch, resources.as_ref(), verified);
+    crate::cli::emit_report(&report, args.json, args.out.as_ref(), print_table)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Cycles per decryption in steady state: after the first round (one job per core), the pace at
+/// which the rest leave; a batch with no second round gives its average.
+fn steady_cycles(batch: &RunReport, cores: usize) -> (f64, &'static str) {
+    let mut ends: Vec<u64> = batch.jobs.iter().map(|j| j.last_out).collect();
+    ends.sort_unstable();
+    let k = ends.len();
+    if k > cores {
+        ((ends[k - 1] - ends[cores - 1]) as f64 / (k - cores) as f64, "after the first round")
+    } else {
+        (batch.cycles as f64 / k as f64, "batch average (count ≤ cores)")
+    }
+}
+
+fn report(
+    config: &AcceleratorConfig,
+    idle: &RunReport,
+    batch: &RunReport,
+    resources: Option<&ResourceEstimate>,
+    verified: usize,
+) -> serde_json::Value {
+    let latencies: Vec<u64> = batch.jobs.iter().map(|j| j.latency()).collect();
+    let (cycles_per_decryption, method) = steady_cycles(batch, config.cores);
+    let per_core_cycles = cycles_per_decryption * config.cores as f64;
+    let fit = resources.map(|r| {
+        let used = [r.lut as f64, r.ff as f64, r.dsp48e1 as f64, r.bram36];
+        // Per core: the whole design's use divided by its cores (the shared top counted in).
+        let cores = XC7VX690T
+            .iter()
+            .zip(used)
+            .filter(|(_, u)| *u > 0.0)
+            .map(|((_, cap), u)| (cap * UTILISATION / (u / config.cores as f64)).floor() as u64)
+            .min()
+            .unwrap_or(0);
+        let limit = XC7VX690T
+            .iter()
+            .zip(used)
+            .filter(|(_, u)| *u > 0.0)
+            .min_by(|a, b| (a.0 .1 / a.1).total_cmp(&(b.0 .1 / b.1)))
+            .map(|(r, _)| r.0);
+        (cores, limit)
+    });
+    let cores_per_chip = fit.map(|f| f.0);
+    json!({
+        "backend": "sim",
+        "config": config,
+        "key_bits": config.key_bits,
+        "cores": config.cores,
+        "count": batch.jobs.len(),
+        "latency_cycles": idle.jobs[0].latency(),
+        "latency_cycles_min": latencies.iter().min(),
+        "latency_cycles_max": latencies.iter().max(),
+        "cycles_per_decryption": cycles_per_decryption,
+        "cycles_per_decryption_method": method,
+        "cycles_per_decryption_per_core": per_core_cycles,
+        "batch_cycles": batch.cycles,
+        "dsp48e1": resources.map(|r| r.dsp48e1),
+        "lut": resources.map(|r| r.lut),
+        "ff": resources.map(|r| r.ff),
+        "bram36": resources.map(|r| r.bram36),
+        "lutram": resources.map(|r| r.lutram),
+        "resource_tool": resources.map(|r| r.tool.clone()),
+        "dsp_cycles_per_decryption": resources.map(|r| r.dsp48e1 as f64 * cycles_per_decryption),
+        "cores_per_xc7vx690t": cores_per_chip,
+        "xc7vx690t_limiting_resource": fit.and_then(|f| f.1),
+        "projected_decryptions_per_s_100mhz":
+            cores_per_chip.map(|c| c as f64 * PROJECTION_MHZ * 1e6 / per_core_cycles),
+        "latency_ms_100mhz": idle.jobs[0].latency() as f64 / (PROJECTION_MHZ * 1e3),
+        "simulated_cycles_per_s": batch.cycles_per_second(),
+        "wall_s_per_decryption": batch.elapsed.as_secs_f64() / batch.jobs.len() as f64,
+        "verified": verified,
+    })
+}
+
+fn print_table(report: &serde_json::Value) {
+    println!(
+        "ecrt bench (Verilator model, {}-bit key, {} core(s), {} decryptions, all verified: {})",
+        report["key_bits"], report["cores"], report["count"], report["verified"]
+    );
+    let rows = [
+        ("latency, idle pipeline (cycles)", "latency_cycles"),
+        ("latency in the batch, min (cycles)", "latency_cycles_min"),
+        ("latency in the batch, max (cycles)", "latency_cycles_max"),
+        ("cycles per decryption, steady state", "cycles_per_decryption"),
+        ("DSP48E1 (Yosys estimate)", "dsp48e1"),
+        ("LUT (Yosys estimate)", "lut"),
+        ("FF (Yosys estimate)", "ff"),
+        ("BRAM36 (Yosys estimate)", "bram36"),
+        ("DSP-cycles per decryption", "dsp_cycles_per_decryption"),
+        ("cores per xc7vx690t (80 % of each resource)", "cores_per_xc7vx690t"),
+        ("projected decryptions/s, xc7vx690t at 100 MHz", "projected_decryptions_per_s_100mhz"),
+        ("latency at 100 MHz (ms)", "latency_ms_100mhz"),
+        ("simulated cycles per second", "simulated_cycles_per_s"),
+        ("wall time per decryption in simulation (s)", "wall_s_per_decryption"),
+    ];
+    for (label, key) in rows {
+        let value = &report[key];
+        let text = match value.as_f64() {
+            Some(x) if x.fract() != 0.0 => format!("{x:.2}"),
+            Some(x) => format!("{x:.0}"),
+            None if value.is_null() => "—".into(),
+            None => value.to_string(),
+        };
+        println!("{label:<48} {text:>16}");
+    }
+}

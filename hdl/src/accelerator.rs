@@ -1,0 +1,262 @@
+//! The accelerator top: the AXI4-Lite [`Registers`], the request parser and dispatcher
+//! [`StreamIn`], `cores` × [`DecryptCore`], and the result collector [`StreamOut`]. Its ports are
+//! what the XDMA IP connects to: the AXI4-Lite slave `s_axil_*`, the AXI4-Stream slave `s_axis_*`
+//! (requests, H2C) and master `m_axis_*` (results, C2H), TDATA as 32-bit lanes (`s_axis_tdata$i`
+//! is TDATA[32i+31:32i]).
+//!
+//! Key loads from the register block go to every core at once; the register block refuses them
+//! while anything is busy (a core, a frame in progress, a result pending), so a key never changes
+//! under a job.
+
+use crate::config::AcceleratorConfig;
+use crate::decrypt_core::DecryptCore;
+use crate::interface::{ADDRESS_BITS, LANE_BITS};
+use crate::many;
+use crate::registers::{Registers, TARGET_BITS};
+use crate::slot_control::LoadTarget;
+use crate::stream_in::StreamIn;
+use crate::stream_out::StreamOut;
+use rust_hdl::prelude::*;
+
+/// The load targets the register block's 4-bit `KEY_SELECT.TARGET` decodes (in encoding order;
+/// the test `accelerator_decodes_every_load_target` checks it against [`LoadTarget`]).
+pub const DECODED_TARGETS: usize = 11;
+const _: () = assert!(DECODED_TARGETS <= 1 << TARGET_BITS);
+
+/// The accelerator.
+#[derive(LogicBlock)]
+pub struct Accelerator {
+    /// The clock (XDMA's `axi_aclk`).
+    pub clock: Signal<In, Clock>,
+    /// AXI4-Lite write address.
+    pub s_axil_awaddr: Signal<In, Bits<ADDRESS_BITS>>,
+    /// AXI4-Lite write address valid.
+    pub s_axil_awvalid: Signal<In, bool>,
+    /// AXI4-Lite write address ready.
+    pub s_axil_awready: Signal<Out, bool>,
+    /// AXI4-Lite write data.
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    /// AXI4-Lite write strobes: any set writes the whole register, none writes nothing.
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    /// AXI4-Lite write data valid.
+    pub s_axil_wvalid: Signal<In, bool>,
+    /// AXI4-Lite write data ready.
+    pub s_axil_wready: Signal<Out, bool>,
+    /// AXI4-Lite write response (OKAY).
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    /// AXI4-Lite write response valid.
+    pub s_axil_bvalid: Signal<Out, bool>,
+    /// AXI4-Lite write response ready.
+    pub s_axil_bready: Signal<In, bool>,
+    /// AXI4-Lite read address.
+    pub s_axil_araddr: Signal<In, Bits<ADDRESS_BITS>>,
+    /// AXI4-Lite read address valid.
+    pub s_axil_arvalid: Signal<In, bool>,
+    /// AXI4-Lite read address ready.
+    pub s_axil_arready: Signal<Out, bool>,
+    /// AXI4-Lite read data.
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    /// AXI4-Lite read response (OKAY).
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    /// AXI4-Lite read data valid.
+    pub s_axil_rvalid: Signal<Out, bool>,
+    /// AXI4-Lite read data ready.
+    pub s_axil_rready: Signal<In, bool>,
+    /// Request stream TDATA, one 32-bit lane per element.
+    pub s_axis_tdata: Vec<Signal<In, Bits<LANE_BITS>>>,
+    /// Request stream TVALID.
+    pub s_axis_tvalid: Signal<In, bool>,
+    /// Request stream TREADY.
+    pub s_axis_tready: Signal<Out, bool>,
+    /// Request stream TLAST.
+    pub s_axis_tlast: Signal<In, bool>,
+    /// Result stream TDATA, one 32-bit lane per element.
+    pub m_axis_tdata: Vec<Signal<Out, Bits<LANE_BITS>>>,
+    /// Result stream TVALID.
+    pub m_axis_tvalid: Signal<Out, bool>,
+    /// Result stream TREADY.
+    pub m_axis_tready: Signal<In, bool>,
+    /// Result stream TLAST.
+    pub m_axis_tlast: Signal<Out, bool>,
+    registers: Registers,
+    stream_in: StreamIn,
+    cores: Vec<DecryptCore>,
+    stream_out: StreamOut,
+    // The cores' ready, registered for the dispatcher: its limbs and starts depend on it, and the
+    // cores' ready shares an always block with their inputs (a false combinational loop for
+    // Verilator otherwise). The dispatcher allows for the cycle of delay.
+    core_ready: Vec<DFF<bool>>,
+    // Any core busy; the key load target decoded from its 4-bit index, and whether it is one.
+    cores_busy: Signal<Local, bool>,
+    load_target: Signal<Local, LoadTarget>,
+    target_known: Signal<Local, bool>,
+    target_index: Signal<Local, Bits<TARGET_BITS>>,
+}
+
+impl Accelerator {
+    /// The accelerator of `config` (validated by the caller: [`crate::emit::emit`] does; the
+    /// rust-hdl tests build tiny keys that `validate` refuses).
+    pub fn new(config: &AcceleratorConfig) -> Self {
+        let (digits, lanes, cores) = (config.digits(), config.lanes(), config.cores);
+        Accelerator {
+            clock: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            s_axis_tdata: many(lanes),
+            s_axis_tvalid: Default::default(),
+            s_axis_tready: Default::default(),
+            s_axis_tlast: Default::default(),
+            m_axis_tdata: many(lanes),
+            m_axis_tvalid: Default::default(),
+            m_axis_tready: Default::default(),
+            m_axis_tlast: Default::default(),
+            registers: Registers::new(config.key_bits, cores, digits, config.window_bits, config.stream_bits),
+            stream_in: StreamIn::new(digits, lanes, cores),
+            cores: (0..cores).map(|_| DecryptCore::new(digits, config.exponent_bits(), config.window_bits)).collect(),
+            stream_out: StreamOut::new(digits, lanes, cores),
+            core_ready: many(cores),
+            cores_busy: Default::default(),
+            load_target: Default::default(),
+            target_known: Default::default(),
+            target_index: Default::default(),
+        }
+    }
+}
+
+impl Logic for Accelerator {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, registers, stream_in, stream_out);
+
+        // AXI4-Lite.
+        self.registers.s_axil_awaddr.next = self.s_axil_awaddr.val();
+        self.registers.s_axil_awvalid.next = self.s_axil_awvalid.val();
+        self.s_axil_awready.next = self.registers.s_axil_awready.val();
+        self.registers.s_axil_wdata.next = self.s_axil_wdata.val();
+        self.registers.s_axil_wstrb.next = self.s_axil_wstrb.val();
+        self.registers.s_axil_wvalid.next = self.s_axil_wvalid.val();
+        self.s_axil_wready.next = self.registers.s_axil_wready.val();
+        self.s_axil_bresp.next = self.registers.s_axil_bresp.val();
+        self.s_axil_bvalid.next = self.registers.s_axil_bvalid.val();
+        self.registers.s_axil_bready.next = self.s_axil_bready.val();
+        self.registers.s_axil_araddr.next = self.s_axil_araddr.val();
+        self.registers.s_axil_arvalid.next = self.s_axil_arvalid.val();
+        self.s_axil_arready.next = self.registers.s_axil_arready.val();
+        self.s_axil_rdata.next = self.registers.s_axil_rdata.val();
+        self.s_axil_rresp.next = self.registers.s_axil_rresp.val();
+        self.s_axil_rvalid.next = self.registers.s_axil_rvalid.val();
+        self.registers.s_axil_rready.next = self.s_axil_rready.val();
+
+        // Requests in.
+        for i in 0..self.s_axis_tdata.len() {
+            self.stream_in.s_axis_tdata[i].next = self.s_axis_tdata[i].val();
+        }
+        self.stream_in.s_axis_tvalid.next = self.s_axis_tvalid.val();
+        self.s_axis_tready.next = self.stream_in.s_axis_tready.val();
+        self.stream_in.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.stream_in.key_valid.next = self.registers.key_valid.val();
+        self.stream_in.key_id.next = self.registers.key_id.val();
+        self.stream_in.error_take.next = self.stream_out.error_take.val();
+
+        // Results out.
+        for i in 0..self.m_axis_tdata.len() {
+            self.m_axis_tdata[i].next = self.stream_out.m_axis_tdata[i].val();
+        }
+        self.m_axis_tvalid.next = self.stream_out.m_axis_tvalid.val();
+        self.stream_out.m_axis_tready.next = self.m_axis_tready.val();
+        self.m_axis_tlast.next = self.stream_out.m_axis_tlast.val();
+        self.stream_out.error_valid.next = self.stream_in.error_valid.val();
+        self.stream_out.error_tag.next = self.stream_in.error_tag.val();
+        self.stream_out.error_status.next = self.stream_in.error_status.val();
+
+        // The key load target from its index (the enum's encoding order); other indices load
+        // nothing.
+        self.target_index.next = self.registers.key_load_target.val();
+        self.target_known.next = true;
+        self.load_target.next = LoadTarget::Modulus;
+        if self.target_index.val() == 1 {
+            self.load_target.next = LoadTarget::NPrime;
+        }
+        if self.target_index.val() == 2 {
+            self.load_target.next = LoadTarget::ModulusDiv;
+        }
+        if self.target_index.val() == 3 {
+            self.load_target.next = LoadTarget::NPrimeDiv;
+        }
+        if self.target_index.val() == 4 {
+            self.load_target.next = LoadTarget::ModulusN;
+        }
+        if self.target_index.val() == 5 {
+            self.load_target.next = LoadTarget::NPrimeN;
+        }
+        if self.target_index.val() == 6 {
+            self.load_target.next = LoadTarget::R3;
+        }
+        if self.target_index.val() == 7 {
+            self.load_target.next = LoadTarget::One;
+        }
+        if self.target_index.val() == 8 {
+            self.load_target.next = LoadTarget::TMont;
+        }
+        if self.target_index.val() == 9 {
+            self.load_target.next = LoadTarget::Base;
+        }
+        if self.target_index.val() == 10 {
+            self.load_target.next = LoadTarget::Exponent;
+        }
+        if self.target_index.val() > 10 {
+            self.target_known.next = false;
+        }
+
+        // The cores: limbs and starts from the dispatcher, key loads broadcast, results to the
+        // collector.
+        self.cores_busy.next = false;
+        for k in 0..self.cores.len() {
+            self.cores[k].clock.next = self.clock.val();
+            self.cores[k].key_load.next = self.registers.key_load.val() & self.target_known.val();
+            self.cores[k].key_load_slot.next = self.registers.key_load_slot.val();
+            self.cores[k].key_load_target.next = self.load_target.val();
+            self.cores[k].key_load_data.next = self.registers.key_load_data.val();
+            self.core_ready[k].clock.next = self.clock.val();
+            self.core_ready[k].d.next = self.cores[k].ready.val();
+            self.stream_in.core_ready[k].next = self.core_ready[k].q.val();
+            self.cores[k].limb_in_valid.next = self.stream_in.core_limb_valid[k].val();
+            self.cores[k].limb_in.next = self.stream_in.core_limb.val();
+            self.cores[k].start.next = self.stream_in.core_start[k].val();
+            self.cores[k].tag_in.next = self.stream_in.core_tag.val();
+            self.stream_out.core_result_valid[k].next = self.cores[k].result_valid.val();
+            self.stream_out.core_result_tag[k].next = self.cores[k].result_tag.val();
+            self.stream_out.core_result_limb[k].next = self.cores[k].result_limb.val();
+            self.cores[k].result_take.next = self.stream_out.core_result_take[k].val();
+            if self.cores[k].busy.val() {
+                self.cores_busy.next = true;
+            }
+        }
+
+        // Status, counters and error flags.
+        self.registers.busy.next = self.cores_busy.val() | self.stream_in.busy.val() | self.stream_out.busy.val();
+        self.registers.job_in.next = self.stream_in.frame_done.val();
+        self.registers.job_out.next = self.stream_out.frame_sent.val();
+        self.registers.job_failed.next = self.stream_out.frame_failed.val();
+        self.registers.saw_key_not_loaded.next = self.stream_in.frame_key_not_loaded.val();
+        self.registers.saw_malformed.next = self.stream_in.frame_malformed.val();
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,231 @@
+use super::*;
+use crate::host::decryption_key_loads;
+use crate::interface::*;
+use crate::testing::simulate;
+use ecrt_golden::hw::{EcrtHwKey, Schedule};
+use ecrt_golden::prime::random_prime;
+use num_bigint::{BigUint, RandBigInt};
+use num_integer::Integer;
+use num_traits::One;
+use rand::{Rng, SeedableRng};
+use std::sync::{Arc, Mutex};
+
+/// A tiny configuration: 64-bit key (S = 4), 3-bit windows, 2 cores, 64-bit TDATA (2 lanes).
+fn tiny() -> AcceleratorConfig {
+    AcceleratorConfig { key_bits: 64, window_bits: 3, cores: 2, stream_bits: 64, ..Default::default() }
+}
+
+#[test]
+fn accelerator_is_synthesizable() {
+    let mut uut = Accelerator::new(&tiny());
+    uut.connect_all();
+    yosys_validate("ecrt_accelerator", &generate_verilog(&uut)).unwrap();
+}
+
+/// The index → target chain in `update` lists the enum's variants in their encoding order.
+#[test]
+fn accelerator_decodes_every_load_target() {
+    let decoded = [
+        "Modulus",
+        "NPrime",
+        "ModulusDiv",
+        "NPrimeDiv",
+        "ModulusN",
+        "NPrimeN",
+        "R3",
+        "One",
+        "TMont",
+        "Base",
+        "Exponent",
+    ];
+    assert_eq!(decoded.len(), DECODED_TARGETS);
+    assert_eq!(load_target_names(), decoded, "update Accelerator::update's target chain to LoadTarget");
+}
+
+/// One phase of the host's script.
+enum Phase {
+    /// AXI4-Lite writes (Some(data)) and reads (None), in order.
+    Registers(Vec<(u32, Option<u32>)>),
+    /// Request frames (words), offered back to back; the phase ends when as many results came.
+    Stream(Vec<Vec<u32>>),
+}
+
+#[derive(Default)]
+struct Host {
+    phase: usize,
+    step: usize,
+    in_beat: usize,
+    results_wanted: usize,
+    out_words: Vec<u32>,
+}
+
+#[derive(Default, Debug, Clone)]
+struct Seen {
+    reads: Vec<u32>,
+    results: Vec<ResultFrame>,
+    /// The cycle every phase ended.
+    phase_ends: Vec<usize>,
+}
+
+/// Runs the script on the accelerator of `config`, the host taking result beats with
+/// probability `ready`.
+fn run(config: &AcceleratorConfig, phases: Vec<Phase>, cycles: usize, ready: f64, seed: u64) -> Seen {
+    let (digits, stream_bits, lanes) = (config.digits(), config.stream_bits, config.lanes());
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let record = seen.clone();
+    let mut host = Host::default();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    simulate(Accelerator::new(config), cycles, move |uut, cycle| {
+        let mut seen = record.lock().unwrap();
+        let h = &mut host;
+        uut.s_axil_bready.next = true;
+        uut.s_axil_rready.next = true;
+        uut.s_axil_wstrb.next = 0xF.into();
+        // Results: TVALID is a register, so a beat shown now leaves at the coming edge if TREADY.
+        let tready = rng.gen_bool(ready);
+        uut.m_axis_tready.next = tready;
+        if tready && uut.m_axis_tvalid.val() {
+            h.out_words.extend(uut.m_axis_tdata.iter().map(|d| d.val().to_u64() as u32));
+            if uut.m_axis_tlast.val() {
+                let bytes = words_to_bytes(&std::mem::take(&mut h.out_words));
+                seen.results.push(decode_result(&bytes, digits, stream_bits).expect("a well-formed result frame"));
+            }
+        }
+        uut.s_axis_tvalid.next = false;
+        let Some(phase) = phases.get(h.phase) else { return };
+        let done = match phase {
+            Phase::Registers(ops) => {
+                let (addr, data) = ops[h.step];
+                match data {
+                    Some(data) => {
+                        if uut.s_axil_bvalid.val() {
+                            uut.s_axil_awvalid.next = false;
+                            uut.s_axil_wvalid.next = false;
+                            h.step += 1;
+                        } else {
+                            uut.s_axil_awvalid.next = true;
+                            uut.s_axil_wvalid.next = true;
+                            uut.s_axil_awaddr.next = (addr as u64).into();
+                            uut.s_axil_wdata.next = (data as u64).into();
+                        }
+                    }
+                    None => {
+                        if uut.s_axil_rvalid.val() {
+                            uut.s_axil_arvalid.next = false;
+                            seen.reads.push(uut.s_axil_rdata.val().to_u64() as u32);
+                            h.step += 1;
+                        } else {
+                            uut.s_axil_arvalid.next = true;
+                            uut.s_axil_araddr.next = (addr as u64).into();
+                        }
+                    }
+                }
+                h.step == ops.len()
+            }
+            Phase::Stream(frames) => {
+                if h.in_beat == 0 && h.step == 0 {
+                    h.results_wanted = seen.results.len() + frames.len();
+                }
+                // Requests: TREADY is a register, so a beat offered now is taken at the coming
+                // edge if it is high now.
+                if h.step < frames.len() {
+                    let words = &frames[h.step];
+                    let beats = words.len() / lanes;
+                    for i in 0..lanes {
+                        uut.s_axis_tdata[i].next = (words[h.in_beat * lanes + i] as u64).into();
+                    }
+                    uut.s_axis_tlast.next = h.in_beat + 1 == beats;
+                    uut.s_axis_tvalid.next = true;
+                    if uut.s_axis_tready.val() {
+                        h.in_beat += 1;
+                        if h.in_beat == beats {
+                            h.in_beat = 0;
+                            h.step += 1;
+                        }
+                    }
+                }
+                h.step == frames.len() && seen.results.len() == h.results_wanted
+            }
+        };
+        if done {
+            seen.phase_ends.push(cycle);
+            h.phase += 1;
+            h.step = 0;
+            h.in_beat = 0;
+        }
+    });
+    let seen = seen.lock().unwrap().clone();
+    seen
+}
+
+/// End to end in rust-hdl's simulator with a 64-bit key: configuration read-back, a request
+/// before the key (KEY_NOT_LOADED), the key loaded through KEY_SELECT/KEY_DATA, good requests on
+/// two cores (plaintexts equal to the golden model's), a wrong key id and a malformed frame among
+/// them, back-pressure on the results, and the counters and error flags at the end.
+#[test]
+fn accelerator_decrypts_end_to_end_through_its_registers_and_streams() {
+    let config = tiny();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(404);
+    let p = random_prime(32, &mut rng);
+    let q = loop {
+        let q = random_prime(32, &mut rng);
+        if q != p {
+            break q;
+        }
+    };
+    let hw = EcrtHwKey::new(&p, &q, 17, Schedule::FixedWindow { window_bits: config.window_bits as u32 }).unwrap();
+    let (digits, stream_bits) = (config.digits(), config.stream_bits);
+    assert_eq!((hw.digits(), hw.exp_bits()), (digits, config.exponent_bits()));
+    let ciphertext = |rng: &mut rand::rngs::StdRng| loop {
+        let c = rng.gen_biguint_below(hw.n_squared());
+        if c.gcd(hw.n()).is_one() {
+            break c;
+        }
+    };
+    let request =
+        |tag: u16, key_id: u8, c: &BigUint| encode_request_words(tag, key_id, c, digits, stream_bits).unwrap();
+
+    let mut phases = vec![Phase::Registers(
+        [REG_ID, REG_CORES, REG_DIGITS, REG_STREAM_BITS, REG_KEY_BITS, REG_STATUS].iter().map(|&a| (a, None)).collect(),
+    )];
+    // A request before any key.
+    let early = ciphertext(&mut rng);
+    phases.push(Phase::Stream(vec![request(1, 5, &early)]));
+    // The key, through the registers.
+    let loads = decryption_key_loads(&hw, config.window_bits);
+    let mut writes: Vec<(u32, Option<u32>)> =
+        key_load_writes(&loads, 5).into_iter().map(|(a, v)| (a, Some(v))).collect();
+    writes.push((REG_STATUS, None));
+    writes.push((REG_KEY_ID, None));
+    phases.push(Phase::Registers(writes));
+    // Good requests with a wrong key id and a malformed one among them; the edge case n² − 1.
+    let mut cs: Vec<BigUint> = (0..3).map(|_| ciphertext(&mut rng)).collect();
+    cs.push(hw.n_squared() - 1u32);
+    let mut frames: Vec<Vec<u32>> = cs.iter().enumerate().map(|(k, c)| request(100 + k as u16, 5, c)).collect();
+    frames.insert(2, request(200, 6, &cs[0]));
+    let mut bad = request(201, 5, &cs[1]);
+    bad[3] |= 1 << 20;
+    frames.insert(4, bad);
+    phases.push(Phase::Stream(frames));
+    phases.push(Phase::Registers(
+        [REG_JOBS_IN, REG_JOBS_OUT, REG_JOBS_FAILED, REG_ERRORS, REG_STATUS].iter().map(|&a| (a, None)).collect(),
+    ));
+
+    let seen = run(&config, phases, 3600, 0.6, 9);
+    assert_eq!(seen.phase_ends.len(), 5, "every phase finished: {seen:?}");
+    assert_eq!(&seen.reads[..6], &[ID_VALUE, 2, digits as u32, 64, 64, 0]);
+    assert_eq!(&seen.reads[6..8], &[STATUS_KEY_VALID, 5]);
+    assert_eq!(&seen.reads[8..], &[7, 7, 3, ERROR_KEY_NOT_LOADED | ERROR_MALFORMED, STATUS_KEY_VALID]);
+
+    let zero = BigUint::from(0u32);
+    let by_tag =
+        |tag: u16| seen.results.iter().find(|r| r.tag == tag).unwrap_or_else(|| panic!("a result for tag {tag}"));
+    assert_eq!(seen.results.len(), 7);
+    assert_eq!(by_tag(1), &ResultFrame { tag: 1, status: RESULT_KEY_NOT_LOADED, plaintext: zero.clone() });
+    assert_eq!(by_tag(200), &ResultFrame { tag: 200, status: RESULT_KEY_NOT_LOADED, plaintext: zero.clone() });
+    assert_eq!(by_tag(201), &ResultFrame { tag: 201, status: RESULT_MALFORMED, plaintext: zero });
+    for (k, c) in cs.iter().enumerate() {
+        let want = hw.decrypt_trace(c).unwrap().result;
+        assert_eq!(by_tag(100 + k as u16), &ResultFrame { tag: 100 + k as u16, status: 0, plaintext: want });
+    }
+}

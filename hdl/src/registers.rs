@@ -1,0 +1,411 @@
+//! The AXI4-Lite slave: the register map of [`crate::interface`] (identification, configuration
+//! read-back, status, sticky errors, job counters) and key loading.
+//!
+//! One transaction at a time per channel: a write is taken when its address and data are both
+//! valid and no response is pending (AW and W together), a read when no read data is pending.
+//! Responses are always OKAY. Registers are written whole when any WSTRB bit is set (XDMA's
+//! AXI4-Lite master writes 32-bit words); a write with no strobe changes nothing. An address that
+//! is not a register's offset (a misaligned one too) reads 0 and ignores writes.
+//!
+//! Key loading (the rules the register table documents): `KEY_CONTROL.BEGIN` invalidates the key
+//! and opens a load; each `KEY_DATA` write then becomes one `key_load` pulse with the path and
+//! target of `KEY_SELECT`; `KEY_CONTROL.COMMIT` makes the key valid under its id. A key write while
+//! `busy`, a `KEY_DATA` write with no load open, or a commit with no load open or after a refused
+//! `KEY_DATA` write is refused: it has no effect and sets `ERRORS.KEY_LOAD_REFUSED`. So a key whose
+//! loading lost a write never becomes valid.
+
+use crate::interface::*;
+use crate::limbs::LIMB_BITS;
+use rust_hdl::prelude::*;
+
+/// Bits of `KEY_SELECT.TARGET`.
+pub const TARGET_BITS: usize = 4;
+
+/// The register block.
+#[derive(LogicBlock)]
+pub struct Registers {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// AXI4-Lite write address.
+    pub s_axil_awaddr: Signal<In, Bits<ADDRESS_BITS>>,
+    /// AXI4-Lite write address valid.
+    pub s_axil_awvalid: Signal<In, bool>,
+    /// AXI4-Lite write address ready.
+    pub s_axil_awready: Signal<Out, bool>,
+    /// AXI4-Lite write data.
+    pub s_axil_wdata: Signal<In, Bits<32>>,
+    /// AXI4-Lite write strobes: any set writes the whole register, none writes nothing.
+    pub s_axil_wstrb: Signal<In, Bits<4>>,
+    /// AXI4-Lite write data valid.
+    pub s_axil_wvalid: Signal<In, bool>,
+    /// AXI4-Lite write data ready.
+    pub s_axil_wready: Signal<Out, bool>,
+    /// AXI4-Lite write response (always OKAY).
+    pub s_axil_bresp: Signal<Out, Bits<2>>,
+    /// AXI4-Lite write response valid.
+    pub s_axil_bvalid: Signal<Out, bool>,
+    /// AXI4-Lite write response ready.
+    pub s_axil_bready: Signal<In, bool>,
+    /// AXI4-Lite read address.
+    pub s_axil_araddr: Signal<In, Bits<ADDRESS_BITS>>,
+    /// AXI4-Lite read address valid.
+    pub s_axil_arvalid: Signal<In, bool>,
+    /// AXI4-Lite read address ready.
+    pub s_axil_arready: Signal<Out, bool>,
+    /// AXI4-Lite read data.
+    pub s_axil_rdata: Signal<Out, Bits<32>>,
+    /// AXI4-Lite read response (always OKAY).
+    pub s_axil_rresp: Signal<Out, Bits<2>>,
+    /// AXI4-Lite read data valid.
+    pub s_axil_rvalid: Signal<Out, bool>,
+    /// AXI4-Lite read data ready.
+    pub s_axil_rready: Signal<In, bool>,
+    /// A core is busy, a frame is in progress or a result is pending (STATUS.BUSY; key writes are
+    /// refused).
+    pub busy: Signal<In, bool>,
+    /// A request frame was taken (JOBS_IN counts it).
+    pub job_in: Signal<In, bool>,
+    /// A result frame was sent (JOBS_OUT counts it).
+    pub job_out: Signal<In, bool>,
+    /// The result frame sent was an error (JOBS_FAILED counts it; with `job_out`).
+    pub job_failed: Signal<In, bool>,
+    /// A request was refused with KEY_NOT_LOADED (sets ERRORS.KEY_NOT_LOADED).
+    pub saw_key_not_loaded: Signal<In, bool>,
+    /// A request was refused as MALFORMED (sets ERRORS.MALFORMED).
+    pub saw_malformed: Signal<In, bool>,
+    /// A key is committed.
+    pub key_valid: Signal<Out, bool>,
+    /// The committed key's id.
+    pub key_id: Signal<Out, Bits<8>>,
+    /// Shift `key_load_data` into register `key_load_target` of path `key_load_slot` of every
+    /// core (one cycle per accepted KEY_DATA write).
+    pub key_load: Signal<Out, bool>,
+    /// The path a key load writes: false = p, true = q (KEY_SELECT.PATH).
+    pub key_load_slot: Signal<Out, bool>,
+    /// The load target's index (KEY_SELECT.TARGET).
+    pub key_load_target: Signal<Out, Bits<TARGET_BITS>>,
+    /// The 17 bits written to KEY_DATA.
+    pub key_load_data: Signal<Out, Bits<LIMB_BITS>>,
+    // The read-only configuration values.
+    id_value: Constant<Bits<32>>,
+    version_value: Constant<Bits<32>>,
+    key_bits_value: Constant<Bits<32>>,
+    cores_value: Constant<Bits<32>>,
+    digits_value: Constant<Bits<32>>,
+    window_bits_value: Constant<Bits<32>>,
+    stream_bits_value: Constant<Bits<32>>,
+    limb_bits_value: Constant<Bits<32>>,
+    // The registers' byte offsets.
+    at_id: Constant<Bits<ADDRESS_BITS>>,
+    at_version: Constant<Bits<ADDRESS_BITS>>,
+    at_key_bits: Constant<Bits<ADDRESS_BITS>>,
+    at_cores: Constant<Bits<ADDRESS_BITS>>,
+    at_digits: Constant<Bits<ADDRESS_BITS>>,
+    at_window_bits: Constant<Bits<ADDRESS_BITS>>,
+    at_stream_bits: Constant<Bits<ADDRESS_BITS>>,
+    at_limb_bits: Constant<Bits<ADDRESS_BITS>>,
+    at_status: Constant<Bits<ADDRESS_BITS>>,
+    at_errors: Constant<Bits<ADDRESS_BITS>>,
+    at_jobs_in: Constant<Bits<ADDRESS_BITS>>,
+    at_jobs_out: Constant<Bits<ADDRESS_BITS>>,
+    at_jobs_failed: Constant<Bits<ADDRESS_BITS>>,
+    at_key_control: Constant<Bits<ADDRESS_BITS>>,
+    at_key_id: Constant<Bits<ADDRESS_BITS>>,
+    at_key_select: Constant<Bits<ADDRESS_BITS>>,
+    at_key_data: Constant<Bits<ADDRESS_BITS>>,
+    // Channel state.
+    bvalid: DFF<bool>,
+    rvalid: DFF<bool>,
+    rdata: DFF<Bits<32>>,
+    // Register state.
+    key_valid_r: DFF<bool>,
+    key_id_r: DFF<Bits<8>>,
+    loading: DFF<bool>,
+    spoiled: DFF<bool>,
+    select_target: DFF<Bits<TARGET_BITS>>,
+    select_q: DFF<bool>,
+    errors: DFF<Bits<3>>,
+    jobs_in: DFF<Bits<32>>,
+    jobs_out: DFF<Bits<32>>,
+    jobs_failed: DFF<Bits<32>>,
+    load_pulse: DFF<bool>,
+    load_data: DFF<Bits<LIMB_BITS>>,
+    // This cycle's write, its address and data; this cycle's read address and value.
+    write: Signal<Local, bool>,
+    write_at: Signal<Local, Bits<ADDRESS_BITS>>,
+    write_data: Signal<Local, Bits<32>>,
+    read_at: Signal<Local, Bits<ADDRESS_BITS>>,
+    read_value: Signal<Local, Bits<32>>,
+    // The key writes of this cycle, and whether they are refused.
+    key_begin: Signal<Local, bool>,
+    key_commit: Signal<Local, bool>,
+    key_data: Signal<Local, bool>,
+    refuse: Signal<Local, bool>,
+    // Errors seen this cycle, and bits cleared by this cycle's ERRORS write.
+    raised: Signal<Local, Bits<3>>,
+    cleared: Signal<Local, Bits<3>>,
+}
+
+fn word(x: usize) -> Constant<Bits<32>> {
+    Constant::new((x as u64).into())
+}
+
+fn at(offset: u32) -> Constant<Bits<ADDRESS_BITS>> {
+    Constant::new((offset as u64).into())
+}
+
+impl Registers {
+    /// The register block of a configuration: its read-only values.
+    pub fn new(key_bits: usize, cores: usize, digits: usize, window_bits: usize, stream_bits: usize) -> Self {
+        Registers {
+            clock: Default::default(),
+            s_axil_awaddr: Default::default(),
+            s_axil_awvalid: Default::default(),
+            s_axil_awready: Default::default(),
+            s_axil_wdata: Default::default(),
+            s_axil_wstrb: Default::default(),
+            s_axil_wvalid: Default::default(),
+            s_axil_wready: Default::default(),
+            s_axil_bresp: Default::default(),
+            s_axil_bvalid: Default::default(),
+            s_axil_bready: Default::default(),
+            s_axil_araddr: Default::default(),
+            s_axil_arvalid: Default::default(),
+            s_axil_arready: Default::default(),
+            s_axil_rdata: Default::default(),
+            s_axil_rresp: Default::default(),
+            s_axil_rvalid: Default::default(),
+            s_axil_rready: Default::default(),
+            busy: Default::default(),
+            job_in: Default::default(),
+            job_out: Default::default(),
+            job_failed: Default::default(),
+            saw_key_not_loaded: Default::default(),
+            saw_malformed: Default::default(),
+            key_valid: Default::default(),
+            key_id: Default::default(),
+            key_load: Default::default(),
+            key_load_slot: Default::default(),
+            key_load_target: Default::default(),
+            key_load_data: Default::default(),
+            id_value: word(ID_VALUE as usize),
+            version_value: word(VERSION_VALUE as usize),
+            key_bits_value: word(key_bits),
+            cores_value: word(cores),
+            digits_value: word(digits),
+            window_bits_value: word(window_bits),
+            stream_bits_value: word(stream_bits),
+            limb_bits_value: word(LIMB_BITS),
+            at_id: at(REG_ID),
+            at_version: at(REG_VERSION),
+            at_key_bits: at(REG_KEY_BITS),
+            at_cores: at(REG_CORES),
+            at_digits: at(REG_DIGITS),
+            at_window_bits: at(REG_WINDOW_BITS),
+            at_stream_bits: at(REG_STREAM_BITS),
+            at_limb_bits: at(REG_LIMB_BITS),
+            at_status: at(REG_STATUS),
+            at_errors: at(REG_ERRORS),
+            at_jobs_in: at(REG_JOBS_IN),
+            at_jobs_out: at(REG_JOBS_OUT),
+            at_jobs_failed: at(REG_JOBS_FAILED),
+            at_key_control: at(REG_KEY_CONTROL),
+            at_key_id: at(REG_KEY_ID),
+            at_key_select: at(REG_KEY_SELECT),
+            at_key_data: at(REG_KEY_DATA),
+            bvalid: Default::default(),
+            rvalid: Default::default(),
+            rdata: Default::default(),
+            key_valid_r: Default::default(),
+            key_id_r: Default::default(),
+            loading: Default::default(),
+            spoiled: Default::default(),
+            select_target: Default::default(),
+            select_q: Default::default(),
+            errors: Default::default(),
+            jobs_in: Default::default(),
+            jobs_out: Default::default(),
+            jobs_failed: Default::default(),
+            load_pulse: Default::default(),
+            load_data: Default::default(),
+            write: Default::default(),
+            write_at: Default::default(),
+            write_data: Default::default(),
+            read_at: Default::default(),
+            read_value: Default::default(),
+            key_begin: Default::default(),
+            key_commit: Default::default(),
+            key_data: Default::default(),
+            refuse: Default::default(),
+            raised: Default::default(),
+            cleared: Default::default(),
+        }
+    }
+}
+
+impl Logic for Registers {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            bvalid,
+            rvalid,
+            rdata,
+            key_valid_r,
+            key_id_r,
+            loading,
+            spoiled,
+            select_target,
+            select_q,
+            errors,
+            jobs_in,
+            jobs_out,
+            jobs_failed,
+            load_pulse,
+            load_data
+        );
+        // Write channel: AW and W are taken together, when no response is pending; a write with
+        // no strobe set writes nothing.
+        self.s_axil_awready.next = self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.bvalid.q.val();
+        self.s_axil_wready.next = self.s_axil_awready.val();
+        self.write.next = self.s_axil_awready.val() & self.s_axil_wstrb.val().any();
+        self.write_at.next = self.s_axil_awaddr.val();
+        self.write_data.next = self.s_axil_wdata.val();
+        self.s_axil_bresp.next = 0.into();
+        self.s_axil_bvalid.next = self.bvalid.q.val();
+        if self.s_axil_awready.val() {
+            self.bvalid.d.next = true;
+        } else if self.s_axil_bready.val() {
+            self.bvalid.d.next = false;
+        }
+
+        // Key writes; refused ones have no effect but the error flag.
+        self.key_begin.next =
+            self.write.val() & (self.write_at.val() == self.at_key_control.val()) & self.write_data.val().get_bit(0);
+        self.key_commit.next = self.write.val()
+            & (self.write_at.val() == self.at_key_control.val())
+            & !self.write_data.val().get_bit(0)
+            & self.write_data.val().get_bit(1);
+        self.key_data.next = self.write.val() & (self.write_at.val() == self.at_key_data.val());
+        self.refuse.next = (self.busy.val() & (self.key_begin.val() | self.key_commit.val() | self.key_data.val()))
+            | (self.key_data.val() & !self.loading.q.val())
+            | (self.key_commit.val() & (!self.loading.q.val() | self.spoiled.q.val()));
+        self.load_pulse.d.next = false;
+        if self.refuse.val() {
+            // A refused write during a load spoils it: its commit will be refused too.
+            self.spoiled.d.next = self.loading.q.val();
+        } else {
+            if self.key_begin.val() {
+                self.key_valid_r.d.next = false;
+                self.loading.d.next = true;
+                self.spoiled.d.next = false;
+            }
+            if self.key_commit.val() {
+                self.key_valid_r.d.next = true;
+                self.key_id_r.d.next = self.write_data.val().get_bits::<8>(8);
+                self.loading.d.next = false;
+            }
+            if self.key_data.val() {
+                self.load_pulse.d.next = true;
+                self.load_data.d.next = self.write_data.val().get_bits::<LIMB_BITS>(0);
+            }
+        }
+        if self.write.val() & (self.write_at.val() == self.at_key_select.val()) {
+            self.select_target.d.next = self.write_data.val().get_bits::<TARGET_BITS>(0);
+            self.select_q.d.next = self.write_data.val().get_bit(8);
+        }
+        self.key_load.next = self.load_pulse.q.val();
+        self.key_load_slot.next = self.select_q.q.val();
+        self.key_load_target.next = self.select_target.q.val();
+        self.key_load_data.next = self.load_data.q.val();
+        self.key_valid.next = self.key_valid_r.q.val();
+        self.key_id.next = self.key_id_r.q.val();
+
+        // Sticky errors: set by events, cleared by writing 1 (an event in the same cycle wins).
+        self.raised.next = bit_cast::<3, 1>(self.saw_key_not_loaded.val().into())
+            | (bit_cast::<3, 1>(self.saw_malformed.val().into()) << 1)
+            | (bit_cast::<3, 1>(self.refuse.val().into()) << 2);
+        self.cleared.next = 0.into();
+        if self.write.val() & (self.write_at.val() == self.at_errors.val()) {
+            self.cleared.next = self.write_data.val().get_bits::<3>(0);
+        }
+        self.errors.d.next = (self.errors.q.val() & !self.cleared.val()) | self.raised.val();
+
+        // Job counters (wrapping).
+        if self.job_in.val() {
+            self.jobs_in.d.next = self.jobs_in.q.val() + 1;
+        }
+        if self.job_out.val() {
+            self.jobs_out.d.next = self.jobs_out.q.val() + 1;
+        }
+        if self.job_out.val() & self.job_failed.val() {
+            self.jobs_failed.d.next = self.jobs_failed.q.val() + 1;
+        }
+
+        // Read channel: one read in flight; the data is registered.
+        self.read_at.next = self.s_axil_araddr.val();
+        self.read_value.next = 0.into();
+        if self.read_at.val() == self.at_id.val() {
+            self.read_value.next = self.id_value.val();
+        }
+        if self.read_at.val() == self.at_version.val() {
+            self.read_value.next = self.version_value.val();
+        }
+        if self.read_at.val() == self.at_key_bits.val() {
+            self.read_value.next = self.key_bits_value.val();
+        }
+        if self.read_at.val() == self.at_cores.val() {
+            self.read_value.next = self.cores_value.val();
+        }
+        if self.read_at.val() == self.at_digits.val() {
+            self.read_value.next = self.digits_value.val();
+        }
+        if self.read_at.val() == self.at_window_bits.val() {
+            self.read_value.next = self.window_bits_value.val();
+        }
+        if self.read_at.val() == self.at_stream_bits.val() {
+            self.read_value.next = self.stream_bits_value.val();
+        }
+        if self.read_at.val() == self.at_limb_bits.val() {
+            self.read_value.next = self.limb_bits_value.val();
+        }
+        if self.read_at.val() == self.at_status.val() {
+            self.read_value.next = bit_cast::<32, 1>(self.key_valid_r.q.val().into())
+                | (bit_cast::<32, 1>(self.busy.val().into()) << 1)
+                | (bit_cast::<32, 1>(self.loading.q.val().into()) << 2);
+        }
+        if self.read_at.val() == self.at_errors.val() {
+            self.read_value.next = bit_cast::<32, 3>(self.errors.q.val());
+        }
+        if self.read_at.val() == self.at_jobs_in.val() {
+            self.read_value.next = self.jobs_in.q.val();
+        }
+        if self.read_at.val() == self.at_jobs_out.val() {
+            self.read_value.next = self.jobs_out.q.val();
+        }
+        if self.read_at.val() == self.at_jobs_failed.val() {
+            self.read_value.next = self.jobs_failed.q.val();
+        }
+        if self.read_at.val() == self.at_key_id.val() {
+            self.read_value.next = bit_cast::<32, 8>(self.key_id_r.q.val());
+        }
+        if self.read_at.val() == self.at_key_select.val() {
+            self.read_value.next = bit_cast::<32, TARGET_BITS>(self.select_target.q.val())
+                | (bit_cast::<32, 1>(self.select_q.q.val().into()) << 8);
+        }
+        self.s_axil_arready.next = !self.rvalid.q.val();
+        self.s_axil_rvalid.next = self.rvalid.q.val();
+        self.s_axil_rdata.next = self.rdata.q.val();
+        self.s_axil_rresp.next = 0.into();
+        if self.s_axil_arvalid.val() & !self.rvalid.q.val() {
+            self.rvalid.d.next = true;
+            self.rdata.d.next = self.read_value.val();
+        } else if self.s_axil_rready.val() {
+            self.rvalid.d.next = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,318 @@
+//! The request side: an AXI4-Stream slave that parses request frames ([`crate::interface`]) and
+//! dispatches them to the decryption cores.
+//!
+//! A beat is held in a buffer and its lanes are taken one word per cycle. For each frame:
+//! - the header (word 0) is checked: opcode, and the key (committed, same id). A good header waits
+//!   for a ready core and reserves it (the highest-numbered ready one) for the frame;
+//! - each limb word is checked (bits [31:17] zero) and, if a core is reserved, shifted into it;
+//! - the padding must be zero, and TLAST must come exactly on the frame's last beat;
+//! - at the frame's last word (the last lane of the TLAST beat), a frame with no fault starts its
+//!   core with the tag; any other frame posts an error result (its header's tag and the status
+//!   bits) for the collector. A frame with TLAST late is consumed up to its TLAST.
+//!
+//! A frame that fails after its limbs started going into a core leaves that core ready and not
+//! started: the next frame's 2·S limbs overwrite whatever it holds. Every frame ends in exactly one
+//! start or one error post, so every request gets exactly one result.
+
+use crate::interface::{LANE_BITS, RESULT_KEY_NOT_LOADED, RESULT_MALFORMED};
+use crate::limbs::LIMB_BITS;
+use crate::many;
+use rust_hdl::prelude::*;
+
+/// Bits of a lane index: up to 16 lanes (512-bit TDATA).
+pub const LANE_INDEX_BITS: usize = 4;
+/// Bits of a core index: up to 64 cores.
+pub const CORE_BITS: usize = 6;
+/// Bits of a word position in a frame.
+pub const POSITION_BITS: usize = 10;
+/// Bits of a tag.
+pub const TAG_BITS: usize = 16;
+/// Bits of a result status.
+pub const STATUS_BITS: usize = 8;
+
+// The status is built as {MALFORMED, KEY_NOT_LOADED} in bits 1 and 0.
+const _: () = assert!(RESULT_KEY_NOT_LOADED == 1 && RESULT_MALFORMED == 2);
+
+/// The frame parser and dispatcher.
+#[derive(LogicBlock)]
+pub struct StreamIn {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// TDATA, one 32-bit lane per element (lane i = TDATA[32i+31:32i]).
+    pub s_axis_tdata: Vec<Signal<In, Bits<LANE_BITS>>>,
+    /// TVALID.
+    pub s_axis_tvalid: Signal<In, bool>,
+    /// TREADY: the beat buffer is empty.
+    pub s_axis_tready: Signal<Out, bool>,
+    /// TLAST: the frame's last beat.
+    pub s_axis_tlast: Signal<In, bool>,
+    /// A key is committed.
+    pub key_valid: Signal<In, bool>,
+    /// The committed key's id.
+    pub key_id: Signal<In, Bits<8>>,
+    /// Core k is idle and empty (may lag the core by one cycle: a header waits two cycles after
+    /// a start before it picks a core).
+    pub core_ready: Vec<Signal<In, bool>>,
+    /// Shift `core_limb` into core k.
+    pub core_limb_valid: Vec<Signal<Out, bool>>,
+    /// Start core k with `core_tag`.
+    pub core_start: Vec<Signal<Out, bool>>,
+    /// A ciphertext limb, for the core whose `core_limb_valid` is set.
+    pub core_limb: Signal<Out, Bits<LIMB_BITS>>,
+    /// The tag, for the core whose `core_start` is set.
+    pub core_tag: Signal<Out, Bits<TAG_BITS>>,
+    /// An error result waits for the collector.
+    pub error_valid: Signal<Out, bool>,
+    /// The error result's tag.
+    pub error_tag: Signal<Out, Bits<TAG_BITS>>,
+    /// The error result's status (RESULT_KEY_NOT_LOADED | RESULT_MALFORMED bits).
+    pub error_status: Signal<Out, Bits<STATUS_BITS>>,
+    /// The collector took the error result.
+    pub error_take: Signal<In, bool>,
+    /// A request frame ended in this cycle (good or bad).
+    pub frame_done: Signal<Out, bool>,
+    /// The frame ending now is answered KEY_NOT_LOADED.
+    pub frame_key_not_loaded: Signal<Out, bool>,
+    /// The frame ending now is answered MALFORMED.
+    pub frame_malformed: Signal<Out, bool>,
+    /// A beat is buffered, a frame is in progress or an error result waits.
+    pub busy: Signal<Out, bool>,
+    lane_last: Constant<Bits<LANE_INDEX_BITS>>,
+    limb_last: Constant<Bits<POSITION_BITS>>,
+    frame_last: Constant<Bits<POSITION_BITS>>,
+    position_limit: Constant<Bits<POSITION_BITS>>,
+    opcode: Constant<Bits<8>>,
+    core_number: Vec<Constant<Bits<CORE_BITS>>>,
+    // The beat buffer and the lane taken next.
+    beat: Vec<DFF<Bits<LANE_BITS>>>,
+    beat_full: DFF<bool>,
+    beat_last: DFF<bool>,
+    lane: DFF<Bits<LANE_INDEX_BITS>>,
+    // The frame: position of the next word (saturating), faults so far, tag, the reserved core.
+    position: DFF<Bits<POSITION_BITS>>,
+    status: DFF<Bits<STATUS_BITS>>,
+    tag: DFF<Bits<TAG_BITS>>,
+    dispatch: DFF<bool>,
+    target: DFF<Bits<CORE_BITS>>,
+    // Cycles a header still waits after a start, for the started core's ready to fall.
+    settle: DFF<Bits<2>>,
+    // The error result waiting for the collector.
+    error_pending: DFF<bool>,
+    error_tag_r: DFF<Bits<TAG_BITS>>,
+    error_status_r: DFF<Bits<STATUS_BITS>>,
+    // This cycle's word and what it means.
+    word: Signal<Local, Bits<LANE_BITS>>,
+    key_fault: Signal<Local, bool>,
+    shape_fault: Signal<Local, bool>,
+    word_status: Signal<Local, Bits<STATUS_BITS>>,
+    last_lane: Signal<Local, bool>,
+    frame_end: Signal<Local, bool>,
+    header_good: Signal<Local, bool>,
+    is_limb: Signal<Local, bool>,
+    any_ready: Signal<Local, bool>,
+    pick: Signal<Local, Bits<CORE_BITS>>,
+    consume: Signal<Local, bool>,
+}
+
+impl StreamIn {
+    /// A parser for frames of `digits` limbs (S) over `lanes` 32-bit lanes, dispatching to `cores`
+    /// cores.
+    pub fn new(digits: usize, lanes: usize, cores: usize) -> Self {
+        assert!((2..=1 << LANE_INDEX_BITS).contains(&lanes), "2 to 16 lanes");
+        assert!((1..=1 << CORE_BITS).contains(&cores), "1 to 64 cores");
+        let frame_words = crate::interface::request_words(digits).div_ceil(lanes) * lanes;
+        assert!(frame_words < (1 << POSITION_BITS) - 1, "frames of at most 1,022 words");
+        let constant = |x: usize| Constant::new((x as u64).into());
+        StreamIn {
+            clock: Default::default(),
+            s_axis_tdata: many(lanes),
+            s_axis_tvalid: Default::default(),
+            s_axis_tready: Default::default(),
+            s_axis_tlast: Default::default(),
+            key_valid: Default::default(),
+            key_id: Default::default(),
+            core_ready: many(cores),
+            core_limb_valid: many(cores),
+            core_start: many(cores),
+            core_limb: Default::default(),
+            core_tag: Default::default(),
+            error_valid: Default::default(),
+            error_tag: Default::default(),
+            error_status: Default::default(),
+            error_take: Default::default(),
+            frame_done: Default::default(),
+            frame_key_not_loaded: Default::default(),
+            frame_malformed: Default::default(),
+            busy: Default::default(),
+            lane_last: Constant::new(((lanes - 1) as u64).into()),
+            limb_last: constant(2 * digits),
+            frame_last: constant(frame_words - 1),
+            position_limit: constant(frame_words),
+            opcode: Constant::new((crate::interface::OPCODE_DECRYPT as u64).into()),
+            core_number: (0..cores).map(|k| Constant::new((k as u64).into())).collect(),
+            beat: many(lanes),
+            beat_full: Default::default(),
+            beat_last: Default::default(),
+            lane: Default::default(),
+            position: Default::default(),
+            status: Default::default(),
+            tag: Default::default(),
+            dispatch: Default::default(),
+            target: Default::default(),
+            settle: Default::default(),
+            error_pending: Default::default(),
+            error_tag_r: Default::default(),
+            error_status_r: Default::default(),
+            word: Default::default(),
+            key_fault: Default::default(),
+            shape_fault: Default::default(),
+            word_status: Default::default(),
+            last_lane: Default::default(),
+            frame_end: Default::default(),
+            header_good: Default::default(),
+            is_limb: Default::default(),
+            any_ready: Default::default(),
+            pick: Default::default(),
+            consume: Default::default(),
+        }
+    }
+}
+
+impl Logic for StreamIn {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            beat_full,
+            beat_last,
+            lane,
+            position,
+            status,
+            tag,
+            dispatch,
+            target,
+            settle,
+            error_pending,
+            error_tag_r,
+            error_status_r
+        );
+        for i in 0..self.beat.len() {
+            self.beat[i].clock.next = self.clock.val();
+            self.beat[i].d.next = self.beat[i].q.val();
+        }
+
+        // The word at hand.
+        self.word.next = 0.into();
+        for i in 0..self.beat.len() {
+            if self.lane.q.val().index() == i {
+                self.word.next = self.beat[i].q.val();
+            }
+        }
+        self.last_lane.next = self.lane.q.val() == self.lane_last.val();
+        self.frame_end.next = self.last_lane.val() & self.beat_last.q.val();
+        self.is_limb.next = (self.position.q.val() != 0) & (self.position.q.val() <= self.limb_last.val());
+
+        // Its faults, added to the frame's (status is 0 when a frame starts).
+        self.key_fault.next = (self.position.q.val() == 0)
+            & (!self.key_valid.val() | (self.word.val().get_bits::<8>(16) != self.key_id.val()));
+        self.shape_fault.next = ((self.position.q.val() == 0)
+            & (self.word.val().get_bits::<8>(24) != self.opcode.val()))
+            | (self.is_limb.val() & self.word.val().get_bits::<15>(17).any())
+            | ((self.position.q.val() > self.limb_last.val()) & self.word.val().any())
+            | (self.last_lane.val() & (self.beat_last.q.val() != (self.position.q.val() == self.frame_last.val())));
+        self.word_status.next = self.status.q.val()
+            | bit_cast::<STATUS_BITS, 1>(self.key_fault.val().into())
+            | (bit_cast::<STATUS_BITS, 1>(self.shape_fault.val().into()) << 1);
+        self.header_good.next = (self.position.q.val() == 0) & (self.word_status.val() == 0);
+
+        // The highest-numbered ready core.
+        self.any_ready.next = false;
+        self.pick.next = 0.into();
+        for k in 0..self.core_ready.len() {
+            if self.core_ready[k].val() {
+                self.any_ready.next = true;
+                self.pick.next = self.core_number[k].val();
+            }
+        }
+
+        // Take the word unless a good header waits for a core (or for a started core's ready to
+        // fall), or a bad frame's end waits for the previous error result to be collected.
+        if self.settle.q.val() != 0 {
+            self.settle.d.next = self.settle.q.val() - 1;
+        }
+        self.consume.next = self.beat_full.q.val()
+            & !(self.header_good.val() & (!self.any_ready.val() | (self.settle.q.val() != 0)))
+            & !(self.frame_end.val() & (self.word_status.val() != 0) & self.error_pending.q.val());
+
+        // Limbs into the reserved core; at a good frame's end, its start.
+        self.core_limb.next = self.word.val().get_bits::<LIMB_BITS>(0);
+        self.core_tag.next = self.tag.q.val();
+        for k in 0..self.core_start.len() {
+            self.core_limb_valid[k].next = self.consume.val()
+                & self.dispatch.q.val()
+                & self.is_limb.val()
+                & (self.target.q.val() == self.core_number[k].val());
+            self.core_start[k].next = self.consume.val()
+                & self.frame_end.val()
+                & self.dispatch.q.val()
+                & (self.word_status.val() == 0)
+                & (self.target.q.val() == self.core_number[k].val());
+        }
+
+        // The error result, posted at a bad frame's end, held until collected.
+        if self.error_take.val() {
+            self.error_pending.d.next = false;
+        }
+        self.error_valid.next = self.error_pending.q.val();
+        self.error_tag.next = self.error_tag_r.q.val();
+        self.error_status.next = self.error_status_r.q.val();
+        self.frame_done.next = self.consume.val() & self.frame_end.val();
+        self.frame_key_not_loaded.next = self.frame_done.val() & self.word_status.val().get_bit(0);
+        self.frame_malformed.next = self.frame_done.val() & self.word_status.val().get_bit(1);
+
+        if self.consume.val() {
+            self.status.d.next = self.word_status.val();
+            if self.position.q.val() != self.position_limit.val() {
+                self.position.d.next = self.position.q.val() + 1;
+            }
+            if self.position.q.val() == 0 {
+                self.tag.d.next = self.word.val().get_bits::<TAG_BITS>(0);
+                self.dispatch.d.next = self.header_good.val();
+                self.target.d.next = self.pick.val();
+            }
+            if self.frame_end.val() {
+                self.position.d.next = 0.into();
+                self.status.d.next = 0.into();
+                self.dispatch.d.next = false;
+                if (self.word_status.val() == 0) & self.dispatch.q.val() {
+                    self.settle.d.next = 2.into();
+                }
+                if self.word_status.val() != 0 {
+                    self.error_pending.d.next = true;
+                    self.error_tag_r.d.next = self.tag.q.val();
+                    self.error_status_r.d.next = self.word_status.val();
+                }
+            }
+            self.lane.d.next = self.lane.q.val() + 1;
+            if self.last_lane.val() {
+                self.lane.d.next = 0.into();
+                self.beat_full.d.next = false;
+            }
+        }
+
+        // A new beat when the buffer is empty.
+        self.s_axis_tready.next = !self.beat_full.q.val();
+        if self.s_axis_tvalid.val() & !self.beat_full.q.val() {
+            self.beat_full.d.next = true;
+            self.beat_last.d.next = self.s_axis_tlast.val();
+            for i in 0..self.beat.len() {
+                self.beat[i].d.next = self.s_axis_tdata[i].val();
+            }
+        }
+        self.busy.next = self.beat_full.q.val() | (self.position.q.val() != 0) | self.error_pending.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests;

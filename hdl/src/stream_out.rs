@@ -1,0 +1,243 @@
+//! The result side: collects plaintexts from the cores and error results from the dispatcher,
+//! and sends them as result frames ([`crate::interface`]) on an AXI4-Stream master.
+//!
+//! One frame at a time: the collector picks a source (an error result first, so errors overtake
+//! plaintexts; else the highest-numbered core holding a result), then writes the frame's words one
+//! per cycle into the lanes of the output beat: the header, S limbs (taken from the core one per
+//! cycle, or zeros for an error), zero padding. A full beat is presented on TVALID and held until
+//! TREADY; only then is the next beat built, so nothing is lost under back-pressure.
+
+use crate::interface::{LANE_BITS, RESULT_MAGIC};
+use crate::limbs::LIMB_BITS;
+use crate::many;
+use crate::stream_in::{CORE_BITS, LANE_INDEX_BITS, POSITION_BITS, STATUS_BITS, TAG_BITS};
+use rust_hdl::prelude::*;
+
+fn constant<const N: usize>(x: u64) -> Constant<Bits<N>> {
+    Constant::new(x.into())
+}
+
+/// The result collector.
+#[derive(LogicBlock)]
+pub struct StreamOut {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// TDATA, one 32-bit lane per element (lane i = TDATA[32i+31:32i]).
+    pub m_axis_tdata: Vec<Signal<Out, Bits<LANE_BITS>>>,
+    /// TVALID: a beat is presented.
+    pub m_axis_tvalid: Signal<Out, bool>,
+    /// TREADY.
+    pub m_axis_tready: Signal<In, bool>,
+    /// TLAST: the frame's last beat.
+    pub m_axis_tlast: Signal<Out, bool>,
+    /// Core k holds a plaintext.
+    pub core_result_valid: Vec<Signal<In, bool>>,
+    /// Core k's plaintext's tag.
+    pub core_result_tag: Vec<Signal<In, Bits<TAG_BITS>>>,
+    /// Core k's lowest limb not yet taken.
+    pub core_result_limb: Vec<Signal<In, Bits<LIMB_BITS>>>,
+    /// Take core k's `core_result_limb`.
+    pub core_result_take: Vec<Signal<Out, bool>>,
+    /// An error result waits.
+    pub error_valid: Signal<In, bool>,
+    /// The error result's tag.
+    pub error_tag: Signal<In, Bits<TAG_BITS>>,
+    /// The error result's status.
+    pub error_status: Signal<In, Bits<STATUS_BITS>>,
+    /// The error result is taken.
+    pub error_take: Signal<Out, bool>,
+    /// A result frame's last beat left in this cycle.
+    pub frame_sent: Signal<Out, bool>,
+    /// That frame was an error result (with `frame_sent`).
+    pub frame_failed: Signal<Out, bool>,
+    /// A frame is being built or a beat is presented.
+    pub busy: Signal<Out, bool>,
+    lane_last: Constant<Bits<LANE_INDEX_BITS>>,
+    limb_last: Constant<Bits<POSITION_BITS>>,
+    frame_last: Constant<Bits<POSITION_BITS>>,
+    magic: Constant<Bits<LANE_BITS>>,
+    core_number: Vec<Constant<Bits<CORE_BITS>>>,
+    // The frame being built: its source, header and the position of the next word.
+    active: DFF<bool>,
+    from_error: DFF<bool>,
+    source: DFF<Bits<CORE_BITS>>,
+    tag: DFF<Bits<TAG_BITS>>,
+    status: DFF<Bits<STATUS_BITS>>,
+    position: DFF<Bits<POSITION_BITS>>,
+    lane: DFF<Bits<LANE_INDEX_BITS>>,
+    // The output beat.
+    beat: Vec<DFF<Bits<LANE_BITS>>>,
+    beat_valid: DFF<bool>,
+    beat_last: DFF<bool>,
+    beat_failed: DFF<bool>,
+    // This cycle's choices and word.
+    any_result: Signal<Local, bool>,
+    pick: Signal<Local, Bits<CORE_BITS>>,
+    pick_tag: Signal<Local, Bits<TAG_BITS>>,
+    limb: Signal<Local, Bits<LIMB_BITS>>,
+    write: Signal<Local, bool>,
+    is_limb: Signal<Local, bool>,
+    word: Signal<Local, Bits<LANE_BITS>>,
+}
+
+impl StreamOut {
+    /// A collector of `digits`-limb results (S) from `cores` cores, over `lanes` 32-bit lanes.
+    pub fn new(digits: usize, lanes: usize, cores: usize) -> Self {
+        assert!((2..=1 << LANE_INDEX_BITS).contains(&lanes), "2 to 16 lanes");
+        assert!((1..=1 << CORE_BITS).contains(&cores), "1 to 64 cores");
+        let frame_words = crate::interface::result_words(digits).div_ceil(lanes) * lanes;
+        assert!(frame_words < 1 << POSITION_BITS, "frames of at most 1,023 words");
+        StreamOut {
+            clock: Default::default(),
+            m_axis_tdata: many(lanes),
+            m_axis_tvalid: Default::default(),
+            m_axis_tready: Default::default(),
+            m_axis_tlast: Default::default(),
+            core_result_valid: many(cores),
+            core_result_tag: many(cores),
+            core_result_limb: many(cores),
+            core_result_take: many(cores),
+            error_valid: Default::default(),
+            error_tag: Default::default(),
+            error_status: Default::default(),
+            error_take: Default::default(),
+            frame_sent: Default::default(),
+            frame_failed: Default::default(),
+            busy: Default::default(),
+            lane_last: constant(lanes as u64 - 1),
+            limb_last: constant(digits as u64),
+            frame_last: constant(frame_words as u64 - 1),
+            magic: constant((RESULT_MAGIC as u64) << crate::interface::HEADER_OPCODE_SHIFT),
+            core_number: (0..cores).map(|k| constant(k as u64)).collect(),
+            active: Default::default(),
+            from_error: Default::default(),
+            source: Default::default(),
+            tag: Default::default(),
+            status: Default::default(),
+            position: Default::default(),
+            lane: Default::default(),
+            beat: many(lanes),
+            beat_valid: Default::default(),
+            beat_last: Default::default(),
+            beat_failed: Default::default(),
+            any_result: Default::default(),
+            pick: Default::default(),
+            pick_tag: Default::default(),
+            limb: Default::default(),
+            write: Default::default(),
+            is_limb: Default::default(),
+            word: Default::default(),
+        }
+    }
+}
+
+impl Logic for StreamOut {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            active,
+            from_error,
+            source,
+            tag,
+            status,
+            position,
+            lane,
+            beat_valid,
+            beat_last,
+            beat_failed
+        );
+        for i in 0..self.beat.len() {
+            self.beat[i].clock.next = self.clock.val();
+            self.beat[i].d.next = self.beat[i].q.val();
+            self.m_axis_tdata[i].next = self.beat[i].q.val();
+        }
+
+        // The presented beat leaves when TREADY.
+        self.m_axis_tvalid.next = self.beat_valid.q.val();
+        self.m_axis_tlast.next = self.beat_last.q.val();
+        self.frame_sent.next = self.beat_valid.q.val() & self.m_axis_tready.val() & self.beat_last.q.val();
+        self.frame_failed.next = self.beat_failed.q.val();
+        if self.beat_valid.q.val() & self.m_axis_tready.val() {
+            self.beat_valid.d.next = false;
+        }
+
+        // The highest-numbered core holding a result, and the limb of the frame's source.
+        self.any_result.next = false;
+        self.pick.next = 0.into();
+        self.pick_tag.next = 0.into();
+        self.limb.next = 0.into();
+        for k in 0..self.core_result_valid.len() {
+            if self.core_result_valid[k].val() {
+                self.any_result.next = true;
+                self.pick.next = self.core_number[k].val();
+                self.pick_tag.next = self.core_result_tag[k].val();
+            }
+            if self.source.q.val() == self.core_number[k].val() {
+                self.limb.next = self.core_result_limb[k].val();
+            }
+        }
+
+        // A new frame: an error result first.
+        self.error_take.next = false;
+        if !self.active.q.val() {
+            self.position.d.next = 0.into();
+            self.lane.d.next = 0.into();
+            if self.error_valid.val() {
+                self.error_take.next = true;
+                self.active.d.next = true;
+                self.from_error.d.next = true;
+                self.tag.d.next = self.error_tag.val();
+                self.status.d.next = self.error_status.val();
+            } else if self.any_result.val() {
+                self.active.d.next = true;
+                self.from_error.d.next = false;
+                self.source.d.next = self.pick.val();
+                self.tag.d.next = self.pick_tag.val();
+                self.status.d.next = 0.into();
+            }
+        }
+
+        // One word per cycle into the beat being built (while none is presented).
+        self.write.next = self.active.q.val() & !self.beat_valid.q.val();
+        self.is_limb.next = (self.position.q.val() != 0) & (self.position.q.val() <= self.limb_last.val());
+        self.word.next = 0.into();
+        if self.position.q.val() == 0 {
+            self.word.next = self.magic.val()
+                | (bit_cast::<LANE_BITS, STATUS_BITS>(self.status.q.val()) << 16)
+                | bit_cast::<LANE_BITS, TAG_BITS>(self.tag.q.val());
+        }
+        if self.is_limb.val() & !self.from_error.q.val() {
+            self.word.next = bit_cast::<LANE_BITS, LIMB_BITS>(self.limb.val());
+        }
+        for k in 0..self.core_result_take.len() {
+            self.core_result_take[k].next = self.write.val()
+                & self.is_limb.val()
+                & !self.from_error.q.val()
+                & (self.source.q.val() == self.core_number[k].val());
+        }
+        if self.write.val() {
+            for i in 0..self.beat.len() {
+                if self.lane.q.val().index() == i {
+                    self.beat[i].d.next = self.word.val();
+                }
+            }
+            self.position.d.next = self.position.q.val() + 1;
+            self.lane.d.next = self.lane.q.val() + 1;
+            if self.lane.q.val() == self.lane_last.val() {
+                self.lane.d.next = 0.into();
+                self.beat_valid.d.next = true;
+                self.beat_last.d.next = self.position.q.val() == self.frame_last.val();
+                self.beat_failed.d.next = self.from_error.q.val();
+            }
+            if self.position.q.val() == self.frame_last.val() {
+                self.active.d.next = false;
+            }
+        }
+        self.busy.next = self.active.q.val() | self.beat_valid.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,186 @@
+use super::*;
+use crate::interface::{decode_result, words_to_bytes, ResultFrame, RESULT_KEY_NOT_LOADED, RESULT_MALFORMED};
+use crate::testing::simulate;
+use num_bigint::RandBigInt;
+use rand::{Rng, SeedableRng};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+#[test]
+fn stream_out_is_synthesizable() {
+    let mut uut = StreamOut::new(3, 4, 3);
+    uut.connect_all();
+    yosys_validate("ecrt_stream_out", &generate_verilog(&uut)).unwrap();
+}
+
+/// What left the master: beats (lanes, TLAST), and the frame_sent/frame_failed pulses seen.
+#[derive(Debug, Default, Clone)]
+struct Sent {
+    beats: Vec<(Vec<u32>, bool)>,
+    sent: usize,
+    failed: usize,
+}
+
+/// A random (tag, plaintext) per result, per core; random error results. Cores hand out their
+/// results one after another, each after a random delay; the host takes beats with probability
+/// `ready`. Returns what was sent and the expected frames.
+fn run(
+    digits: usize,
+    lanes: usize,
+    cores: usize,
+    per_core: usize,
+    errors: usize,
+    ready: f64,
+    seed: u64,
+) -> (Sent, Vec<ResultFrame>) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut expected = Vec::new();
+    let mut queues: Vec<VecDeque<(u16, Vec<u32>)>> = Vec::new();
+    for c in 0..cores {
+        let mut q = VecDeque::new();
+        for j in 0..per_core {
+            let tag = (c * 1000 + j) as u16;
+            let m = rng.gen_biguint((17 * digits) as u64);
+            expected.push(ResultFrame { tag, status: 0, plaintext: m.clone() });
+            q.push_back((tag, crate::limbs::to_limbs(&m, digits).into_iter().map(|l| l as u32).collect()));
+        }
+        queues.push(q);
+    }
+    let mut error_queue: VecDeque<(u16, u8)> = VecDeque::new();
+    for j in 0..errors {
+        let status = [RESULT_KEY_NOT_LOADED, RESULT_MALFORMED, 3][j % 3];
+        let tag = 50_000 + j as u16;
+        expected.push(ResultFrame { tag, status, plaintext: 0u32.into() });
+        error_queue.push_back((tag, status));
+    }
+    // Per core: cycles until its front result shows; limbs of it already taken.
+    let mut delay: Vec<usize> = (0..cores).map(|_| rng.gen_range(0..30)).collect();
+    let mut taken = vec![0usize; cores];
+    let mut error_delay = rng.gen_range(0..40);
+    let mut prev_ready = false;
+    let mut held: Option<Vec<u32>> = None;
+    let record = Arc::new(Mutex::new(Sent::default()));
+    let out = record.clone();
+    let words = crate::interface::result_words(digits).div_ceil(lanes) * lanes;
+    let total_words = (cores * per_core + errors) * words;
+    let cycles = (total_words as f64 * 2.0 / ready) as usize + 40 * (per_core + errors) + 200;
+    simulate(StreamOut::new(digits, lanes, cores), cycles, move |uut, _| {
+        let mut r = out.lock().unwrap();
+        // The master: a presented beat is held until taken; the pulses follow the last TREADY.
+        let tdata: Vec<u32> = uut.m_axis_tdata.iter().map(|d| d.val().to_u64() as u32).collect();
+        if uut.m_axis_tvalid.val() {
+            if let Some(h) = &held {
+                assert_eq!(h, &tdata, "a presented beat changed before it was taken");
+            }
+            held = Some(tdata.clone());
+        }
+        // frame_sent is combinational in TREADY: it shows the last TREADY given.
+        let sent = uut.m_axis_tvalid.val() && prev_ready && uut.m_axis_tlast.val();
+        assert_eq!(uut.frame_sent.val(), sent);
+        let tready = rng.gen_bool(ready);
+        uut.m_axis_tready.next = tready;
+        prev_ready = tready;
+        if uut.m_axis_tvalid.val() && tready {
+            r.beats.push((tdata, uut.m_axis_tlast.val()));
+            held = None;
+            if uut.m_axis_tlast.val() {
+                r.sent += 1;
+                r.failed += usize::from(uut.frame_failed.val());
+            }
+        }
+        // The cores: inputs for the coming edge from their state; takes (a function of the
+        // collector's state only) act at that edge.
+        for c in 0..cores {
+            let showing = delay[c] == 0 && !queues[c].is_empty();
+            uut.core_result_valid[c].next = showing;
+            uut.core_result_tag[c].next = (queues[c].front().map_or(0, |f| f.0) as u64).into();
+            uut.core_result_limb[c].next =
+                (queues[c].front().map_or(0, |f| f.1.get(taken[c]).copied().unwrap_or(0)) as u64).into();
+            if uut.core_result_take[c].val() {
+                assert!(showing, "a take from a core without a result");
+                taken[c] += 1;
+                if taken[c] == digits {
+                    queues[c].pop_front();
+                    taken[c] = 0;
+                    delay[c] = rng.gen_range(1..30);
+                }
+            } else if delay[c] > 0 {
+                delay[c] -= 1;
+            }
+        }
+        // The dispatcher's error post: taken at the coming edge when the collector is idle.
+        let posting = error_delay == 0 && !error_queue.is_empty();
+        uut.error_valid.next = posting;
+        let (tag, status) = error_queue.front().copied().unwrap_or((0, 0));
+        uut.error_tag.next = (tag as u64).into();
+        uut.error_status.next = (status as u64).into();
+        if posting && !uut.active.q.val() {
+            error_queue.pop_front();
+            error_delay = rng.gen_range(1..60);
+        } else if error_delay > 0 {
+            error_delay -= 1;
+        }
+    });
+    let sent = record.lock().unwrap().clone();
+    (sent, expected)
+}
+
+/// Splits beats into frames at TLAST and decodes each.
+fn frames(sent: &Sent, digits: usize, lanes: usize) -> Vec<ResultFrame> {
+    let mut frames = Vec::new();
+    let mut words = Vec::new();
+    for (beat, last) in &sent.beats {
+        words.extend(beat);
+        if *last {
+            frames
+                .push(decode_result(&words_to_bytes(&words), digits, lanes * 32).expect("a well-formed result frame"));
+            words.clear();
+        }
+    }
+    assert!(words.is_empty(), "no partial frame at the end");
+    frames
+}
+
+fn check(digits: usize, lanes: usize, cores: usize, per_core: usize, errors: usize, ready: f64, seed: u64) {
+    let (sent, expected) = run(digits, lanes, cores, per_core, errors, ready, seed);
+    let got = frames(&sent, digits, lanes);
+    assert_eq!(
+        got.len(),
+        expected.len(),
+        "every result leaves once: {:?}",
+        got.iter().map(|f| f.tag).collect::<Vec<_>>()
+    );
+    assert_eq!(sent.sent, expected.len());
+    assert_eq!(sent.failed, errors);
+    // Each source's results leave in its order; all of them, exactly.
+    let mut sorted_got = got.clone();
+    let mut sorted_expected = expected.clone();
+    sorted_got.sort_by_key(|f| f.tag);
+    sorted_expected.sort_by_key(|f| f.tag);
+    assert_eq!(sorted_got, sorted_expected);
+    for source in 0..=cores {
+        let of = |frames: &[ResultFrame]| -> Vec<u16> {
+            frames
+                .iter()
+                .map(|f| f.tag)
+                .filter(|&t| if source == cores { t >= 50_000 } else { t as usize / 1000 == source && t < 50_000 })
+                .collect()
+        };
+        assert_eq!(of(&got), of(&expected), "source {source} in order");
+    }
+}
+
+#[test]
+fn stream_out_sends_every_result_and_error_as_a_frame() {
+    // 3 limbs: 4 words, exactly one beat of 4 lanes or two of 2; 5 limbs: padding at both widths.
+    check(3, 4, 2, 4, 3, 1.0, 1);
+    check(3, 2, 3, 3, 4, 0.8, 2);
+    check(5, 4, 2, 3, 3, 0.9, 3);
+    check(5, 2, 1, 4, 2, 1.0, 4);
+}
+
+#[test]
+fn stream_out_holds_beats_under_back_pressure() {
+    check(5, 4, 3, 3, 4, 0.25, 5);
+    check(2, 2, 2, 4, 2, 0.1, 6);
+}

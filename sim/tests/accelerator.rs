@@ -1,0 +1,216 @@
+//! Level 3: the whole accelerator (register block, dispatcher, cores, collector) at full width in
+//! Verilator, driven through its AXI4-Lite and AXI4-Stream ports as the XDMA IP drives them, against
+//! the golden model and the phe vectors.
+
+use ecrt_golden::hw::{EcrtHwKey, Schedule};
+use ecrt_golden::phe_format::read_private_key;
+use ecrt_golden::prime::random_prime;
+use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_hdl::interface::{self as itf, encode_request_words};
+use ecrt_sim::accelerator::{AcceleratorSim, OutputPacing, RunReport};
+use ecrt_sim::BuildOptions;
+use num_bigint::{BigUint, RandBigInt};
+use num_integer::Integer;
+use num_traits::One;
+use rand::SeedableRng;
+use std::path::PathBuf;
+
+const KEY_ID: u8 = 7;
+
+fn build(key_bits: usize, cores: usize, stream_bits: usize) -> AcceleratorSim {
+    let config = AcceleratorConfig { key_bits, cores, stream_bits, ..Default::default() };
+    AcceleratorSim::build(&config, &BuildOptions { progress: true, ..Default::default() }, false).unwrap()
+}
+
+fn hw_key(p: &BigUint, q: &BigUint, sim: &AcceleratorSim) -> EcrtHwKey {
+    let w = sim.manifest().config.window_bits as u32;
+    EcrtHwKey::new(p, q, 17, Schedule::FixedWindow { window_bits: w }).unwrap()
+}
+
+fn random_key(key_bits: u64, rng: &mut rand::rngs::StdRng) -> (BigUint, BigUint) {
+    let p = random_prime(key_bits / 2, rng);
+    loop {
+        let q = random_prime(key_bits / 2, rng);
+        if q != p {
+            return (p, q);
+        }
+    }
+}
+
+fn random_units(hw: &EcrtHwKey, count: usize, rng: &mut rand::rngs::StdRng) -> Vec<BigUint> {
+    let mut out = Vec::new();
+    while out.len() < count {
+        let c = rng.gen_biguint_below(hw.n_squared());
+        if c.gcd(hw.n()).is_one() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn requests(sim: &AcceleratorSim, ciphertexts: &[BigUint], key_id: u8) -> Vec<Vec<u32>> {
+    let layout = sim.layout();
+    ciphertexts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| encode_request_words(i as u16, key_id, c, layout.digits, layout.stream_bits).unwrap())
+        .collect()
+}
+
+/// Runs requests with a generous hang guard.
+fn run(sim: &mut AcceleratorSim, requests: &[Vec<u32>], pacing: OutputPacing) -> RunReport {
+    let config = &sim.manifest().config;
+    let guard = 4 * (config.multiplications_per_decryption_path() * (2 * config.digits() + 2)) as u64;
+    sim.run(requests, pacing, guard, |_| {}).unwrap()
+}
+
+fn vectors(bits: u32) -> serde_json::Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../fixtures/vectors/phe-{bits}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every phe vector at 1024, 2048 and 3072 bits decrypts to phe's raw plaintext; every
+/// decryption of one size takes the same cycles on an idle core.
+#[test]
+fn phe_vectors() {
+    for (bits, cores) in [(1024u32, 2usize), (2048, 2), (3072, 1)] {
+        let file = vectors(bits);
+        let key = read_private_key(&file["private_key"].to_string()).unwrap();
+        let mut sim = build(bits as usize, cores, 256);
+        let hw = hw_key(key.p(), key.q(), &sim);
+        sim.load_key(&hw, KEY_ID).unwrap();
+        let cases = file["cases"].as_array().unwrap();
+        let ciphertexts: Vec<BigUint> =
+            cases.iter().map(|c| c["ciphertext"]["v"].as_str().unwrap().parse().unwrap()).collect();
+        let frames = requests(&sim, &ciphertexts, KEY_ID);
+        let report = run(&mut sim, &frames, OutputPacing::Always);
+        for (k, (job, case)) in report.jobs.iter().zip(cases).enumerate() {
+            assert!(job.result.is_ok(), "{bits} bits, case {k}: status {:#x}", job.result.status);
+            let want: BigUint = case["raw_plaintext"].as_str().unwrap().parse().unwrap();
+            assert_eq!(job.result.plaintext, want, "{bits} bits, case {k}");
+        }
+        // The first round of jobs (one per core) met idle cores.
+        let first: Vec<u64> = report.jobs.iter().take(cores).map(|j| j.latency()).collect();
+        eprintln!("{bits} bits: {:?} cycles, {:.0} cycles/s", first, report.cycles_per_second());
+        assert_eq!(sim.read_register(itf::REG_JOBS_OUT).unwrap() as usize, ciphertexts.len());
+        assert_eq!(sim.read_register(itf::REG_ERRORS).unwrap(), 0);
+    }
+}
+
+/// Random batches with the result stream stalled two cycles in three, on a 64-bit stream and on
+/// a 512-bit one: nothing lost, every plaintext right.
+#[test]
+fn random_batches_under_back_pressure() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+    for stream_bits in [64usize, 512] {
+        let mut sim = build(1024, 2, stream_bits);
+        let (p, q) = random_key(1024, &mut rng);
+        let hw = hw_key(&p, &q, &sim);
+        sim.load_key(&hw, KEY_ID).unwrap();
+        let ciphertexts = random_units(&hw, 5, &mut rng);
+        let frames = requests(&sim, &ciphertexts, KEY_ID);
+        let report = run(&mut sim, &frames, OutputPacing::Duty { ready: 1, period: 3 });
+        for (job, c) in report.jobs.iter().zip(&ciphertexts) {
+            assert_eq!(job.result.plaintext, hw.decrypt(c).unwrap(), "{stream_bits}-bit stream");
+        }
+    }
+}
+
+/// A decryption takes the same cycles for different ciphertexts (edge cases included) and for
+/// different keys of the same size.
+#[test]
+fn constant_time() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(10);
+    let mut sim = build(1024, 1, 256);
+    let mut latencies = Vec::new();
+    for _ in 0..2 {
+        let (p, q) = random_key(1024, &mut rng);
+        let hw = hw_key(&p, &q, &sim);
+        sim.load_key(&hw, KEY_ID).unwrap();
+        let mut ciphertexts = random_units(&hw, 2, &mut rng);
+        ciphertexts.extend([BigUint::one(), hw.n_squared() - 1u32]);
+        for c in &ciphertexts {
+            // One at a time: an idle pipeline for each.
+            let frames = requests(&sim, std::slice::from_ref(c), KEY_ID);
+            let report = run(&mut sim, &frames, OutputPacing::Always);
+            assert_eq!(report.jobs[0].result.plaintext, hw.decrypt(c).unwrap());
+            latencies.push(report.jobs[0].latency());
+        }
+    }
+    assert!(latencies.windows(2).all(|w| w[0] == w[1]), "latencies differ: {latencies:?}");
+}
+
+/// Bad requests get error results with their tags, set the sticky error flags, and never stop the
+/// good requests around them.
+#[test]
+fn bad_requests_get_error_results() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let mut sim = build(1024, 1, 128);
+    let (p, q) = random_key(1024, &mut rng);
+    let hw = hw_key(&p, &q, &sim);
+    let ciphertexts = random_units(&hw, 2, &mut rng);
+    let layout = *sim.layout();
+    let good = |tag: u16, key_id: u8| encode_request_words(tag, key_id, &ciphertexts[0], layout.digits, 128).unwrap();
+
+    // Before any key is loaded.
+    let report = run(&mut sim, &[good(1, KEY_ID)], OutputPacing::Always);
+    assert_eq!((report.jobs[0].result.tag, report.jobs[0].result.status), (1, itf::RESULT_KEY_NOT_LOADED));
+    assert_eq!(sim.read_register(itf::REG_ERRORS).unwrap() & itf::ERROR_KEY_NOT_LOADED, itf::ERROR_KEY_NOT_LOADED);
+    sim.write_register(itf::REG_ERRORS, u32::MAX).unwrap();
+    assert_eq!(sim.read_register(itf::REG_ERRORS).unwrap(), 0, "write 1 to clear");
+
+    sim.load_key(&hw, KEY_ID).unwrap();
+    let mut bad_opcode = good(3, KEY_ID);
+    bad_opcode[0] ^= 0x0100_0000;
+    let mut high_bits = good(4, KEY_ID);
+    high_bits[5] |= 1 << 20;
+    let mut short = good(5, KEY_ID);
+    short.truncate(short.len() - layout.lanes);
+    let mut long = good(6, KEY_ID);
+    long.extend(vec![0; layout.lanes]);
+    let mut nonzero_padding = good(8, KEY_ID);
+    if layout.request_words < nonzero_padding.len() {
+        *nonzero_padding.last_mut().unwrap() = 1;
+    } else {
+        nonzero_padding[1] |= 1 << 31;
+    }
+    let frames = vec![
+        good(2, KEY_ID + 1),
+        bad_opcode,
+        high_bits,
+        short,
+        long,
+        nonzero_padding,
+        encode_request_words(9, KEY_ID, &ciphertexts[1], layout.digits, 128).unwrap(),
+    ];
+    let report = run(&mut sim, &frames, OutputPacing::Always);
+    let statuses: Vec<(u16, u8)> = report.jobs.iter().map(|j| (j.result.tag, j.result.status)).collect();
+    let m = itf::RESULT_MALFORMED;
+    assert_eq!(
+        statuses,
+        [(2, itf::RESULT_KEY_NOT_LOADED), (3, m), (4, m), (5, m), (6, m), (8, m), (9, itf::RESULT_OK)]
+    );
+    assert_eq!(report.jobs[6].result.plaintext, hw.decrypt(&ciphertexts[1]).unwrap());
+    let errors = sim.read_register(itf::REG_ERRORS).unwrap();
+    assert_eq!(
+        errors & (itf::ERROR_KEY_NOT_LOADED | itf::ERROR_MALFORMED),
+        itf::ERROR_KEY_NOT_LOADED | itf::ERROR_MALFORMED
+    );
+    assert_eq!(sim.read_register(itf::REG_JOBS_FAILED).unwrap(), 7, "one error before the key, six after");
+}
+
+/// The register block reports the configuration the RTL was generated for.
+#[test]
+fn registers_report_the_configuration() {
+    let mut sim = build(1024, 2, 64);
+    let config = sim.manifest().config.clone();
+    let read = |sim: &mut AcceleratorSim, r| sim.read_register(r).unwrap();
+    assert_eq!(read(&mut sim, itf::REG_ID), itf::ID_VALUE);
+    assert_eq!(read(&mut sim, itf::REG_VERSION), itf::VERSION_VALUE);
+    assert_eq!(read(&mut sim, itf::REG_KEY_BITS) as usize, config.key_bits);
+    assert_eq!(read(&mut sim, itf::REG_CORES) as usize, config.cores);
+    assert_eq!(read(&mut sim, itf::REG_DIGITS) as usize, config.digits());
+    assert_eq!(read(&mut sim, itf::REG_WINDOW_BITS) as usize, config.window_bits);
+    assert_eq!(read(&mut sim, itf::REG_STREAM_BITS) as usize, config.stream_bits);
+    assert_eq!(read(&mut sim, itf::REG_STATUS) & itf::STATUS_KEY_VALID, 0);
+}
