@@ -31,16 +31,18 @@ pub struct SimBackend {
 }
 
 impl SimBackend {
-    /// Builds (or takes from the cache) the model of `config` and loads `key` into it.
+    /// Builds (or takes from the cache) the model of `config` and loads `key` into it; with
+    /// `trace`, the model can write a VCD (`model().model_mut().open_vcd(…)`).
     pub fn new(
         key: &PrivateKey,
         config: &AcceleratorConfig,
         build: &BuildOptions,
         progress: bool,
+        trace: bool,
     ) -> anyhow::Result<Self> {
         config.validate()?;
         let hw = hardware_key(key, config)?;
-        let mut sim = AcceleratorSim::build(config, build, false).context("cannot build the Verilator model")?;
+        let mut sim = AcceleratorSim::build(config, build, trace).context("cannot build the Verilator model")?;
         sim.load_key(&hw, KEY_ID).context("cannot load the key into the model")?;
         Ok(SimBackend { sim: Mutex::new(sim), config: config.clone(), progress })
     }

@@ -41,6 +41,9 @@ pub struct Args {
     /// Skip the Yosys resource estimate (sim; the resource fields are then null).
     #[arg(long)]
     pub no_estimate: bool,
+    /// Write the waveform of the idle-pipeline decryption to this VCD file (sim; a slower model).
+    #[arg(long)]
+    pub vcd: Option<PathBuf>,
     /// Interleaved passes of each measure; the median pass counts.
     #[arg(long, default_value_t = 5)]
     rounds: usize,

@@ -38,9 +38,14 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let plaintexts: Vec<BigUint> = (0..args.count).map(|_| rng.gen_biguint_below(n)).collect();
     let ciphertexts: Vec<BigUint> = plaintexts.iter().map(|m| encrypt(n, m, &mut scratch)).collect::<Result<_, _>>()?;
 
-    let backend = SimBackend::new(&key, &config, &BuildOptions { progress: true, ..Default::default() }, true)?;
-    // Idle pipeline: one decryption alone.
+    let build = BuildOptions { progress: true, ..Default::default() };
+    let backend = SimBackend::new(&key, &config, &build, true, args.vcd.is_some())?;
+    // Idle pipeline: one decryption alone (the waveform, if asked for, covers it).
+    if let Some(path) = &args.vcd {
+        backend.model().model_mut().open_vcd(path)?;
+    }
     let idle = backend.run(&ciphertexts[..1], OutputPacing::Always)?;
+    backend.model().model_mut().close_vcd();
     let batch = backend.run(&ciphertexts, OutputPacing::Always)?;
     let mut verified = 0;
     for (job, (c, m)) in batch.jobs.iter().zip(ciphertexts.iter().zip(&plaintexts)) {

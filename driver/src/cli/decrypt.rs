@@ -62,7 +62,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ..Default::default()
             };
             let config = config_for_key(&key, &base);
-            Box::new(SimBackend::new(&key, &config, &BuildOptions { progress: true, ..Default::default() }, true)?)
+            Box::new(SimBackend::new(
+                &key,
+                &config,
+                &BuildOptions { progress: true, ..Default::default() },
+                true,
+                false,
+            )?)
         }
     };
     let input = read_input(args.input.as_deref().filter(|p| p.as_os_str() != "-"))?;
