@@ -106,12 +106,11 @@ impl Logic for ModExp {
             self.slot1.mm_result[j].next = self.multiplier.result[j].val();
             self.multiplier.n0[j].next = self.slot0.n_out[j].val();
             self.multiplier.n1[j].next = self.slot1.n_out[j].val();
-            self.multiplier.a_in[j].next = self.slot0.a_out[j].val();
-            self.multiplier.b_in[j].next = self.slot0.b_out[j].val();
-            if self.multiplier.phase.val() {
-                self.multiplier.a_in[j].next = self.slot1.a_out[j].val();
-                self.multiplier.b_in[j].next = self.slot1.b_out[j].val();
-            }
+            // Each slot's operands straight to its own operand registers: no multiplexer by phase.
+            self.multiplier.a_in0[j].next = self.slot0.a_out[j].val();
+            self.multiplier.b_in0[j].next = self.slot0.b_out[j].val();
+            self.multiplier.a_in1[j].next = self.slot1.a_out[j].val();
+            self.multiplier.b_in1[j].next = self.slot1.b_out[j].val();
             self.result[j].next = self.multiplier.result[j].val();
             self.n_public[j].next = self.slot0.n_public[j].val();
         }

@@ -34,13 +34,17 @@ pub struct MontMul {
     pub clock: Signal<In, Clock>,
     /// The slot that may start now, and whose `done` and `result` show now.
     pub phase: Signal<Out, bool>,
-    /// Start a multiplication in slot `phase` with `a_in` and `b_in` (ignored while that slot is
-    /// busy and not done).
+    /// Start a multiplication in slot `phase` with its operands (`a_in0`/`b_in0` for slot 0,
+    /// `a_in1`/`b_in1` for slot 1; ignored while that slot is busy and not done).
     pub start: Signal<In, bool>,
-    /// The multiplier A, redundant limbs (Σ a_j·2^(17j) < 2N).
-    pub a_in: Vec<Signal<In, Bits<X_BITS>>>,
-    /// The multiplicand B, redundant limbs (Σ b_j·2^(17j) < 2N).
-    pub b_in: Vec<Signal<In, Bits<X_BITS>>>,
+    /// Slot 0's multiplier A, redundant limbs (Σ a_j·2^(17j) < 2N).
+    pub a_in0: Vec<Signal<In, Bits<X_BITS>>>,
+    /// Slot 0's multiplicand B, redundant limbs (Σ b_j·2^(17j) < 2N).
+    pub b_in0: Vec<Signal<In, Bits<X_BITS>>>,
+    /// Slot 1's multiplier A.
+    pub a_in1: Vec<Signal<In, Bits<X_BITS>>>,
+    /// Slot 1's multiplicand B.
+    pub b_in1: Vec<Signal<In, Bits<X_BITS>>>,
     /// With `start`: a wide REDC of B + A·R (exact limbs) instead of A·B·R^(−1).
     pub redc: Signal<In, bool>,
     /// With `start`: multiply A − 1 instead of A.
@@ -92,8 +96,10 @@ impl MontMul {
             clock: Default::default(),
             phase: Default::default(),
             start: Default::default(),
-            a_in: many(digits),
-            b_in: many(digits),
+            a_in0: many(digits),
+            b_in0: many(digits),
+            a_in1: many(digits),
+            b_in1: many(digits),
             n0: many(digits),
             n1: many(digits),
             n_prime0: Default::default(),
@@ -241,10 +247,10 @@ impl Logic for MontMul {
 
         // Start: load slot ph's operands (its previous result may be one of them).
         for j in 0..self.cols.len() {
-            self.operands0.a_in[j].next = self.a_in[j].val();
-            self.operands0.b_in[j].next = self.b_in[j].val();
-            self.operands1.a_in[j].next = self.a_in[j].val();
-            self.operands1.b_in[j].next = self.b_in[j].val();
+            self.operands0.a_in[j].next = self.a_in0[j].val();
+            self.operands0.b_in[j].next = self.b_in0[j].val();
+            self.operands1.a_in[j].next = self.a_in1[j].val();
+            self.operands1.b_in[j].next = self.b_in1[j].val();
         }
         self.operands0.redc_in.next = self.redc.val();
         self.operands1.redc_in.next = self.redc.val();

@@ -7,7 +7,7 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Estimate LUT, FF, DSP48E1 and BRAM of the exponentiation unit with Yosys (minutes for 2048 bits;
+/// Estimate LUT, FF, DSP48E1 and BRAM of the accelerator with Yosys (tens of minutes for 2048 bits;
 /// results are cached by content).
 #[derive(clap::Args)]
 pub struct Args {
@@ -38,7 +38,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "tool": resources.tool,
     });
     crate::cli::emit_report(&report, args.json, args.out.as_ref(), |report| {
-        println!("Yosys estimate for the {}-bit exponentiation unit (not a Vivado result):", config.key_bits);
+        println!(
+            "Yosys estimate for the {}-bit accelerator, {} core(s) (not a Vivado result):",
+            config.key_bits, config.cores
+        );
         for name in ["lut", "ff", "dsp48e1", "bram36", "lutram", "carry4"] {
             println!("  {name:<8} {}", report[name]);
         }

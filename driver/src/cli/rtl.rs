@@ -53,7 +53,7 @@ impl ConfigArgs {
     }
 }
 
-/// Write the Verilog of the exponentiation unit and its manifest.json.
+/// Write the Verilog of the accelerator and its manifest.json.
 #[derive(clap::Args)]
 pub struct Args {
     /// The output directory.

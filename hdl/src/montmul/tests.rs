@@ -74,8 +74,13 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
                 let (a, b) = if cycle < 2 { first_ops[phase].clone() } else { (result.clone(), result.clone()) };
                 uut.start.next = cycle < 2 || done;
                 for j in 0..digits {
-                    uut.a_in[j].next = a[j].into();
-                    uut.b_in[j].next = b[j].into();
+                    if phase == 0 {
+                        uut.a_in0[j].next = a[j].into();
+                        uut.b_in0[j].next = b[j].into();
+                    } else {
+                        uut.a_in1[j].next = a[j].into();
+                        uut.b_in1[j].next = b[j].into();
+                    }
                 }
             }
             (phase, done, from_limbs(result), from_limbs(uut.t.iter().map(|t| t.val().to_u64())))
@@ -150,8 +155,13 @@ fn wide_redc_and_decrement_match_the_golden_model() {
                 uut.redc.next = *redc;
                 uut.decrement.next = *decrement;
                 for j in 0..digits {
-                    uut.a_in[j].next = a[j].into();
-                    uut.b_in[j].next = b[j].into();
+                    if phase == 0 {
+                        uut.a_in0[j].next = a[j].into();
+                        uut.b_in0[j].next = b[j].into();
+                    } else {
+                        uut.a_in1[j].next = a[j].into();
+                        uut.b_in1[j].next = b[j].into();
+                    }
                 }
             }
             let result: Vec<u64> = uut.result.iter().map(|r| r.val().to_u64()).collect();
