@@ -3,7 +3,7 @@
 
 use crate::cli::bench::Args;
 use ecrt_driver::cpu::{encrypt, Scratch};
-use ecrt_driver::sim::{config_for_key, SimBackend};
+use ecrt_driver::sim::SimBackend;
 use ecrt_golden::paillier::decrypt_ecrt;
 use ecrt_golden::PrivateKey;
 use ecrt_hdl::config::AcceleratorConfig;
@@ -26,13 +26,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
     eprintln!("ecrt bench: generating a {}-bit key and {} ciphertexts", args.key_bits, args.count);
     let key = PrivateKey::generate(args.key_bits, &mut rng)?;
-    let base = AcceleratorConfig {
-        window_bits: args.window_bits,
-        cores: args.top.cores,
-        stream_bits: args.top.stream_bits,
-        ..Default::default()
-    };
-    let config = config_for_key(&key, &base);
+    let config = args.top.config_for_key(&key, args.window_bits);
     let n = key.public().n();
     let mut scratch = Scratch::new()?;
     let plaintexts: Vec<BigUint> = (0..args.count).map(|_| rng.gen_biguint_below(n)).collect();

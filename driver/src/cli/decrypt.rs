@@ -5,9 +5,8 @@ use crate::cli::{batch_lines, read_input, report_item_errors, write_output, Back
 use anyhow::Context;
 use ecrt_driver::backend::{Backend, CpuBackend};
 use ecrt_driver::jsonl::{decrypt_lines, OutputMode};
-use ecrt_driver::sim::{config_for_key, SimBackend};
+use ecrt_driver::sim::SimBackend;
 use ecrt_golden::phe_format::read_private_key;
-use ecrt_hdl::config::AcceleratorConfig;
 use ecrt_sim::BuildOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,13 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let backend: Box<dyn Backend> = match args.backend {
         BackendKind::Cpu => Box::new(CpuBackend::new(&key, crate::cli::thread_count(args.threads))?),
         BackendKind::Sim => {
-            let base = AcceleratorConfig {
-                window_bits: args.window_bits,
-                cores: args.top.cores,
-                stream_bits: args.top.stream_bits,
-                ..Default::default()
-            };
-            let config = config_for_key(&key, &base);
+            let config = args.top.config_for_key(&key, args.window_bits);
             Box::new(SimBackend::new(
                 &key,
                 &config,

@@ -36,6 +36,15 @@ pub struct TopArgs {
     pub stream_bits: usize,
 }
 
+impl TopArgs {
+    /// The configuration that decrypts under `key` (its key size) with these parameters.
+    pub fn config_for_key(&self, key: &ecrt_golden::PrivateKey, window_bits: usize) -> AcceleratorConfig {
+        let base =
+            AcceleratorConfig { window_bits, cores: self.cores, stream_bits: self.stream_bits, ..Default::default() };
+        ecrt_driver::sim::config_for_key(key, &base)
+    }
+}
+
 impl ConfigArgs {
     /// The validated configuration.
     pub fn config(&self) -> anyhow::Result<AcceleratorConfig> {
