@@ -72,16 +72,10 @@ impl SimBackend {
         }
         // A decryption takes a fixed number of cycles: far more than that without any stream
         // activity means the model hangs.
-        let max_idle = 4 * self.expected_cycles() + 10_000;
+        let max_idle = 4 * self.config.cycles_per_decryption_path() as u64 + 10_000;
         let report = self.model().run(&requests, pacing, max_idle, |done| bar.set_position(done as u64))?;
         bar.finish_and_clear();
         Ok(report)
-    }
-
-    /// Cycles one core needs for a decryption, from the configuration (for the hang guard).
-    fn expected_cycles(&self) -> u64 {
-        let per_multiplication = 2 * self.config.digits() as u64 + 2;
-        self.config.multiplications_per_decryption_path() as u64 * per_multiplication
     }
 }
 

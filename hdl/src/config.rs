@@ -97,9 +97,14 @@ impl AcceleratorConfig {
     pub fn exponent_bits(&self) -> usize {
         self.key_bits / 2
     }
-    /// Digits S of a multiplication: the least with R = 2^(17·S) > 4N for every modulus_bits-bit N.
+    /// Digits S of a multiplication: the least with R = 2^(17·S) > 4N for every modulus_bits-bit N;
+    /// the golden model's width for primes of exponent_bits bits, so the two always agree.
     pub fn digits(&self) -> usize {
-        (self.modulus_bits() + 2).div_ceil(self.limb_bits)
+        ecrt_golden::hw::EcrtHwKey::digits_for(self.exponent_bits(), self.limb_bits as u32)
+    }
+    /// Cycles of one Montgomery multiplication in either slot: 2·S + 2.
+    pub fn cycles_per_multiplication(&self) -> usize {
+        2 * self.digits() + 2
     }
     /// Windows per exponent.
     pub fn windows(&self) -> usize {
@@ -116,6 +121,10 @@ impl AcceleratorConfig {
     /// the exact division and the multiplication by t·R (each slot does one path).
     pub fn multiplications_per_decryption_path(&self) -> usize {
         self.multiplications_per_exponentiation() + 2
+    }
+    /// Cycles of one prime's path on a core (both paths run side by side), without the frames.
+    pub fn cycles_per_decryption_path(&self) -> usize {
+        self.multiplications_per_decryption_path() * self.cycles_per_multiplication()
     }
     /// 32-bit lanes of a stream beat, L = stream_bits / 32.
     pub fn lanes(&self) -> usize {

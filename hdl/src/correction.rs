@@ -147,10 +147,8 @@ impl Logic for Correction {
                 for j in 0..(self.modulus.len() - 1) {
                     self.modulus[j].d.next = self.modulus[j + 1].q.val();
                 }
-                for j in 0..(self.sum.len() - 1) {
-                    self.sum[j].d.next = self.sum[j + 1].q.val();
-                    self.diff[j].d.next = self.diff[j + 1].q.val();
-                }
+                // Shift both candidates down; the new digits enter at the top.
+                self.shift.next = true;
                 for j in (self.sum.len() - 1)..self.sum.len() {
                     self.sum[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.step_sum.val().get_bits::<Y_BITS>(0));
                     self.diff[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.step_diff.val().get_bits::<Y_BITS>(0));
@@ -173,6 +171,7 @@ impl Logic for Correction {
                 self.state.d.next = CorrectionState::Idle;
             }
         }
+        // The top limbs are the Running state's to set (a take leaves them as they are).
         if self.shift.val() {
             for j in 0..(self.sum.len() - 1) {
                 self.sum[j].d.next = self.sum[j + 1].q.val();

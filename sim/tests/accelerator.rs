@@ -60,7 +60,7 @@ fn requests(sim: &AcceleratorSim, ciphertexts: &[BigUint], key_id: u8) -> Vec<Ve
 /// Runs requests with a generous hang guard.
 fn run(sim: &mut AcceleratorSim, requests: &[Vec<u32>], pacing: OutputPacing) -> RunReport {
     let config = &sim.manifest().config;
-    let guard = 4 * (config.multiplications_per_decryption_path() * (2 * config.digits() + 2)) as u64;
+    let guard = 4 * config.cycles_per_decryption_path() as u64;
     sim.run(requests, pacing, guard, |_| {}).unwrap()
 }
 

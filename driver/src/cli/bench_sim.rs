@@ -86,23 +86,16 @@ fn report(
     let latencies: Vec<u64> = batch.jobs.iter().map(|j| j.latency()).collect();
     let (cycles_per_decryption, method) = steady_cycles(batch, config.cores);
     let per_core_cycles = cycles_per_decryption * config.cores as f64;
-    let fit = resources.map(|r| {
+    // Per resource, the cores that fit: the whole design's use divided by its cores (the shared
+    // top counted in); the scarcest resource sets the count.
+    let fit = resources.and_then(|r| {
         let used = [r.lut as f64, r.ff as f64, r.dsp48e1 as f64, r.bram36];
-        // Per core: the whole design's use divided by its cores (the shared top counted in).
-        let cores = XC7VX690T
+        XC7VX690T
             .iter()
             .zip(used)
             .filter(|(_, u)| *u > 0.0)
-            .map(|((_, cap), u)| (cap * UTILISATION / (u / config.cores as f64)).floor() as u64)
-            .min()
-            .unwrap_or(0);
-        let limit = XC7VX690T
-            .iter()
-            .zip(used)
-            .filter(|(_, u)| *u > 0.0)
-            .min_by(|a, b| (a.0 .1 / a.1).total_cmp(&(b.0 .1 / b.1)))
-            .map(|(r, _)| r.0);
-        (cores, limit)
+            .map(|((name, cap), u)| ((cap * UTILISATION / (u / config.cores as f64)).floor() as u64, *name))
+            .min_by_key(|(cores, _)| *cores)
     });
     let cores_per_chip = fit.map(|f| f.0);
     json!({
@@ -126,7 +119,7 @@ fn report(
         "resource_tool": resources.map(|r| r.tool.clone()),
         "dsp_cycles_per_decryption": resources.map(|r| r.dsp48e1 as f64 * cycles_per_decryption),
         "cores_per_xc7vx690t": cores_per_chip,
-        "xc7vx690t_limiting_resource": fit.and_then(|f| f.1),
+        "xc7vx690t_limiting_resource": fit.map(|f| f.1),
         "projected_decryptions_per_s_100mhz":
             cores_per_chip.map(|c| c as f64 * PROJECTION_MHZ * 1e6 / per_core_cycles),
         "latency_ms_100mhz": idle.jobs[0].latency() as f64 / (PROJECTION_MHZ * 1e3),

@@ -92,7 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Around the golden schedule: the wide REDC and ×R³ before it, the way out of the domain after.
     anyhow::ensure!(golden_mults + 3 == multiplications, "schedule disagrees with the golden model");
     let latency = *latencies.iter().max().expect("ran");
-    let cycles_per_multiplication = 2 * config.digits() + 2;
+    let cycles_per_multiplication = config.cycles_per_multiplication();
     let estimate = if args.no_estimate {
         None
     } else {

@@ -24,6 +24,18 @@ fn redundant(mut limbs: Vec<u64>, rng: &mut impl Rng) -> Vec<u64> {
     limbs
 }
 
+/// Both slots' moduli and N′ on the multiplier's inputs.
+fn drive_moduli(uut: &mut MontMul, n_limbs: &[Vec<u64>], n_primes: &[u64]) {
+    for (port, &limb) in uut.n0.iter_mut().zip(&n_limbs[0]) {
+        port.next = limb.into();
+    }
+    for (port, &limb) in uut.n1.iter_mut().zip(&n_limbs[1]) {
+        port.next = limb.into();
+    }
+    uut.n_prime0.next = n_primes[0].into();
+    uut.n_prime1.next = n_primes[1].into();
+}
+
 struct Op {
     ctx: MontgomeryContext,
     a: Vec<u64>,
@@ -57,14 +69,7 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
         let cycles = 2 * period + 6;
         // Per cycle: phase, done, result value, T value.
         let trace = simulate(MontMul::new(digits), cycles, move |uut, cycle| {
-            for (port, &limb) in uut.n0.iter_mut().zip(&n_limbs[0]) {
-                port.next = limb.into();
-            }
-            for (port, &limb) in uut.n1.iter_mut().zip(&n_limbs[1]) {
-                port.next = limb.into();
-            }
-            uut.n_prime0.next = n_primes[0].into();
-            uut.n_prime1.next = n_primes[1].into();
+            drive_moduli(uut, &n_limbs, &n_primes);
             let phase = uut.phase.val() as usize;
             let done = uut.done.val();
             let result: Vec<u64> = uut.result.iter().map(|r| r.val().to_u64()).collect();
@@ -140,14 +145,7 @@ fn wide_redc_and_decrement_match_the_golden_model() {
         let n_primes: Vec<u64> = moduli.iter().map(|m| m.n_prime() as u64).collect();
         let period = 2 * digits + 2;
         let trace = simulate(MontMul::new(digits), period + 4, move |uut, cycle| {
-            for (port, &limb) in uut.n0.iter_mut().zip(&n_limbs[0]) {
-                port.next = limb.into();
-            }
-            for (port, &limb) in uut.n1.iter_mut().zip(&n_limbs[1]) {
-                port.next = limb.into();
-            }
-            uut.n_prime0.next = n_primes[0].into();
-            uut.n_prime1.next = n_primes[1].into();
+            drive_moduli(uut, &n_limbs, &n_primes);
             let phase = uut.phase.val() as usize;
             uut.start.next = cycle < 2;
             if cycle < 2 {
