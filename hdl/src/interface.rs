@@ -40,7 +40,7 @@ pub const HEADER_OPCODE_SHIFT: u32 = 24;
 pub const RESULT_OK: u8 = 0x00;
 /// Result status bit: no key committed, or the request's key id is not the committed one.
 pub const RESULT_KEY_NOT_LOADED: u8 = 0x01;
-/// Result status bit: bad opcode, TLAST early or late, a nonzero limb bit [31:17] or nonzero
+/// Result status bit: bad opcode, TLAST before the frame's last beat, a nonzero limb bit [31:17] or nonzero
 /// padding.
 pub const RESULT_MALFORMED: u8 = 0x02;
 
@@ -85,7 +85,7 @@ pub const ADDRESS_BITS: usize = 12;
 /// `ID`'s value: "ECRT".
 pub const ID_VALUE: u32 = 0x4543_5254;
 /// Interface major version: bumped when a frame or a register changes incompatibly.
-pub const VERSION_MAJOR: u16 = 1;
+pub const VERSION_MAJOR: u16 = 2;
 /// Interface minor version: bumped for compatible additions.
 pub const VERSION_MINOR: u16 = 0;
 /// `VERSION`'s value.
@@ -469,6 +469,32 @@ pub fn encode_request_words(
     Ok(pad(words, layout.lanes))
 }
 
+/// Writes a request frame into `out` (exactly [`FrameLayout::request_bytes`] bytes): what
+/// [`encode_request`] returns, without allocating, for the host's hot path.
+pub fn encode_request_into(
+    tag: u16,
+    key_id: u8,
+    ciphertext: &BigUint,
+    layout: &FrameLayout,
+    out: &mut [u8],
+) -> Result<(), FrameError> {
+    let max_bits = 2 * layout.digits * LIMB_BITS;
+    if ciphertext.bits() > max_bits as u64 {
+        return Err(FrameError::CiphertextTooLarge { bits: ciphertext.bits(), max_bits });
+    }
+    if out.len() != layout.request_bytes {
+        return Err(FrameError::Length { expected: layout.request_bytes, got: out.len() });
+    }
+    let mut limbs = [0u32; 2 * MAX_DIGITS];
+    let limbs = &mut limbs[..2 * layout.digits];
+    crate::limbs::write_limbs(ciphertext, limbs);
+    let words = std::iter::once(request_header(tag, key_id)).chain(limbs.iter().copied()).chain(std::iter::repeat(0));
+    for (bytes, word) in out.chunks_exact_mut(LANE_BYTES).zip(words) {
+        bytes.copy_from_slice(&word.to_le_bytes());
+    }
+    Ok(())
+}
+
 /// The bytes of a request frame: little-endian words, padded to whole beats
 /// ([`FrameLayout::request_bytes`] of them).
 pub fn encode_request(
@@ -493,13 +519,17 @@ pub fn encode_result_words(frame: &ResultFrame, digits: usize, stream_bits: usiz
     Ok(pad(words, layout.lanes))
 }
 
-/// Checks a frame's length, limbs and padding and returns its header and limbs.
-fn check_frame(bytes: &[u8], expected_bytes: usize, limbs: usize) -> Result<(u32, Vec<u32>), FrameError> {
+/// The little-endian words of `bytes` (a whole number of words).
+fn words_of(bytes: &[u8]) -> impl ExactSizeIterator<Item = u32> + '_ {
+    bytes.chunks_exact(LANE_BYTES).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+}
+
+/// Checks a frame's length, limbs and padding and returns its header.
+fn check_frame(bytes: &[u8], expected_bytes: usize, limbs: usize) -> Result<u32, FrameError> {
     if bytes.len() != expected_bytes {
         return Err(FrameError::Length { expected: expected_bytes, got: bytes.len() });
     }
-    let words = bytes_to_words(bytes);
-    for (k, &w) in words.iter().enumerate().skip(1) {
+    for (k, w) in words_of(bytes).enumerate().skip(1) {
         if k <= limbs && w & !LIMB_MASK != 0 {
             return Err(FrameError::LimbHighBits { word: k, value: w });
         }
@@ -507,28 +537,29 @@ fn check_frame(bytes: &[u8], expected_bytes: usize, limbs: usize) -> Result<(u32
             return Err(FrameError::Padding { word: k, value: w });
         }
     }
-    Ok((words[0], words[1..=limbs].to_vec()))
+    Ok(words_of(bytes).next().expect("a frame has a header"))
 }
 
-fn from_word_limbs(limbs: &[u32]) -> BigUint {
-    crate::limbs::from_limbs(limbs.iter().map(|&l| l as u64))
+/// The integer of a checked frame's `limbs` limb words.
+fn frame_integer(bytes: &[u8], limbs: usize) -> BigUint {
+    crate::limbs::from_exact_limbs(words_of(bytes).skip(1).take(limbs))
 }
 
 /// Reads one result frame of exactly [`FrameLayout::result_bytes`] bytes.
 pub fn decode_result(bytes: &[u8], digits: usize, stream_bits: usize) -> Result<ResultFrame, FrameError> {
     let layout = FrameLayout::new(digits, stream_bits)?;
-    let (header, limbs) = check_frame(bytes, layout.result_bytes, digits)?;
+    let header = check_frame(bytes, layout.result_bytes, digits)?;
     let magic = (header >> HEADER_OPCODE_SHIFT) as u8;
     if magic != RESULT_MAGIC {
         return Err(FrameError::Magic { found: magic, expected: RESULT_MAGIC });
     }
     let status = (header >> HEADER_STATUS_SHIFT) as u8;
     if status != RESULT_OK {
-        if let Some(k) = limbs.iter().position(|&l| l != 0) {
+        if let Some(k) = words_of(bytes).skip(1).take(digits).position(|l| l != 0) {
             return Err(FrameError::ErrorWithPlaintext { status, word: k + 1 });
         }
     }
-    Ok(ResultFrame { tag: header as u16, status, plaintext: from_word_limbs(&limbs) })
+    Ok(ResultFrame { tag: header as u16, status, plaintext: frame_integer(bytes, digits) })
 }
 
 /// Reads consecutive result frames (a C2H transfer holding whole frames).
@@ -544,7 +575,7 @@ pub fn decode_results(bytes: &[u8], digits: usize, stream_bits: usize) -> Result
 /// request with an error result instead).
 pub fn decode_request(bytes: &[u8], digits: usize, stream_bits: usize) -> Result<RequestFrame, FrameError> {
     let layout = FrameLayout::new(digits, stream_bits)?;
-    let (header, limbs) = check_frame(bytes, layout.request_bytes, 2 * digits)?;
+    let header = check_frame(bytes, layout.request_bytes, 2 * digits)?;
     let opcode = (header >> HEADER_OPCODE_SHIFT) as u8;
     if opcode != OPCODE_DECRYPT {
         return Err(FrameError::Magic { found: opcode, expected: OPCODE_DECRYPT });
@@ -552,7 +583,7 @@ pub fn decode_request(bytes: &[u8], digits: usize, stream_bits: usize) -> Result
     Ok(RequestFrame {
         tag: header as u16,
         key_id: (header >> HEADER_KEY_ID_SHIFT) as u8,
-        ciphertext: from_word_limbs(&limbs),
+        ciphertext: frame_integer(bytes, 2 * digits),
     })
 }
 
@@ -587,7 +618,9 @@ pub fn markdown() -> String {
          L = stream_bits/{LANE_BITS} lanes and lane i = TDATA[32i+31:32i]; in host memory word k is bytes \
          4k…4k+3, little-endian."
     ));
-    line("- A frame is padded with zero words to a whole number of beats; TLAST marks its last beat.");
+    line("- A frame is padded with zero words to a whole number of beats. Frames have fixed sizes, so a packet (the beats up to TLAST, one XDMA transfer) may carry several whole frames back to back.");
+    line("- H2C: TLAST must fall on the last beat of a frame; the host may send one frame per packet or many.");
+    line("- C2H: TLAST ends a burst. A result frame's last beat carries TLAST unless another result is already waiting to follow it, so results that are ready together leave in one packet and a lone result ends its packet at once. The host splits what it reads into frames by size.");
     line(&format!(
         "- S = ⌈(key_bits + 2)/{LIMB_BITS}⌉ (register DIGITS). A limb is {LIMB_BITS} bits, in word bits \
          [{}:0]; the bits above it are 0. Limbs go least significant first.",
@@ -633,11 +666,11 @@ pub fn markdown() -> String {
         hex(RESULT_KEY_NOT_LOADED)
     ));
     line(&format!(
-        "| {} | MALFORMED | bad opcode, TLAST early or late, a nonzero bit [31:{LIMB_BITS}] in a limb word, or nonzero padding |",
+        "| {} | MALFORMED | bad opcode, TLAST before the frame's last beat, a nonzero bit [31:{LIMB_BITS}] in a limb word, or nonzero padding |",
         hex(RESULT_MALFORMED)
     ));
     line("");
-    line("A request with a nonzero status is answered by an error result with that request's header tag and no plaintext: never a hang, never a wrong plaintext. A frame whose TLAST comes late is consumed up to its TLAST and answered once; a frame whose TLAST comes early ends at that beat. Each request frame gets exactly one result frame.");
+    line("A request with a nonzero status is answered by an error result with that request's header tag and no plaintext: never a hang, never a wrong plaintext. A frame whose TLAST comes before its last beat ends at that beat. Each request frame gets exactly one result frame.");
     line("");
     line("### Frame sizes");
     line("");

@@ -1,28 +1,111 @@
 //! Conversions between integers and the datapath's 17-bit limb vectors (exact or redundant).
+//! Both run in time linear in the width: the host driver frames every request with them.
 
 use num_bigint::BigUint;
-use num_traits::Zero;
 
 /// Bits of a digit and of an exact limb.
 pub const LIMB_BITS: usize = 17;
 
+const LIMB_MASK: u64 = (1 << LIMB_BITS) - 1;
+
 /// The exact 17-bit limbs of `x`, least significant first, `count` of them (x must fit).
 pub fn to_limbs(x: &BigUint, count: usize) -> Vec<u64> {
     assert!(x.bits() as usize <= LIMB_BITS * count, "{} bits do not fit in {count} limbs", x.bits());
-    (0..count).map(|j| limb(x, j)).collect()
+    let words = x.to_u64_digits();
+    let word = |i: usize| words.get(i).copied().unwrap_or(0);
+    (0..count)
+        .map(|j| {
+            let (index, offset) = (j * LIMB_BITS / 64, j * LIMB_BITS % 64);
+            let mut v = word(index) >> offset;
+            if offset + LIMB_BITS > 64 {
+                v |= word(index + 1) << (64 - offset);
+            }
+            v & LIMB_MASK
+        })
+        .collect()
 }
 
-fn limb(x: &BigUint, j: usize) -> u64 {
-    let mut v = 0;
-    for bit in 0..LIMB_BITS {
-        if x.bit((j * LIMB_BITS + bit) as u64) {
-            v |= 1 << bit;
+/// Writes the exact 17-bit limbs of `x`, least significant first, one per `out` entry (x must
+/// fit): [`to_limbs`] without the allocation, for the host's framing.
+pub fn write_limbs(x: &BigUint, out: &mut [u32]) {
+    assert!(x.bits() as usize <= LIMB_BITS * out.len(), "{} bits do not fit in {} limbs", x.bits(), out.len());
+    let words = x.to_u64_digits();
+    let word = |i: usize| words.get(i).copied().unwrap_or(0);
+    for (j, limb) in out.iter_mut().enumerate() {
+        let (index, offset) = (j * LIMB_BITS / 64, j * LIMB_BITS % 64);
+        let mut v = word(index) >> offset;
+        if offset + LIMB_BITS > 64 {
+            v |= word(index + 1) << (64 - offset);
         }
+        *limb = (v & LIMB_MASK) as u32;
     }
-    v
+}
+
+/// Σ limbs_j·2^(17j) for exact limbs (each below 2^17), by packing their bits.
+pub fn from_exact_limbs(limbs: impl ExactSizeIterator<Item = u32>) -> BigUint {
+    let mut digits = vec![0u32; (limbs.len() * LIMB_BITS).div_ceil(32) + 1];
+    for (j, limb) in limbs.enumerate() {
+        debug_assert!(u64::from(limb) <= LIMB_MASK);
+        let (index, offset) = (j * LIMB_BITS / 32, j * LIMB_BITS % 32);
+        let v = u64::from(limb) << offset;
+        digits[index] |= v as u32;
+        digits[index + 1] |= (v >> 32) as u32;
+    }
+    BigUint::new(digits)
 }
 
 /// Σ limbs_j·2^(17j), for exact or redundant limbs.
 pub fn from_limbs(limbs: impl IntoIterator<Item = u64>) -> BigUint {
-    limbs.into_iter().enumerate().fold(BigUint::zero(), |acc, (j, l)| acc + (BigUint::from(l) << (j * LIMB_BITS)))
+    let limbs: Vec<u64> = limbs.into_iter().collect();
+    // Each limb adds at most 64 bits at its offset: room for every limb plus the carries.
+    let mut words = vec![0u64; (limbs.len() * LIMB_BITS).div_ceil(64) + 3];
+    for (j, &l) in limbs.iter().enumerate() {
+        let (mut index, offset) = (j * LIMB_BITS / 64, j * LIMB_BITS % 64);
+        let shifted = u128::from(l) << offset;
+        let mut carry = 0u128;
+        for part in [shifted as u64, (shifted >> 64) as u64] {
+            let sum = u128::from(words[index]) + u128::from(part) + carry;
+            words[index] = sum as u64;
+            carry = sum >> 64;
+            index += 1;
+        }
+        while carry != 0 {
+            let sum = u128::from(words[index]) + carry;
+            words[index] = sum as u64;
+            carry = sum >> 64;
+            index += 1;
+        }
+    }
+    BigUint::from_bytes_le(&words.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_traits::Zero;
+    use proptest::prelude::*;
+
+    fn naive_from_limbs(limbs: &[u64]) -> BigUint {
+        limbs.iter().enumerate().fold(BigUint::zero(), |acc, (j, &l)| acc + (BigUint::from(l) << (j * LIMB_BITS)))
+    }
+
+    proptest! {
+        #[test]
+        fn limbs_round_trip(bytes in proptest::collection::vec(any::<u8>(), 0..600), extra in 0usize..3) {
+            let x = BigUint::from_bytes_le(&bytes);
+            let count = (x.bits() as usize).div_ceil(LIMB_BITS) + extra;
+            let limbs = to_limbs(&x, count);
+            prop_assert!(limbs.iter().all(|&l| l <= LIMB_MASK));
+            prop_assert_eq!(from_limbs(limbs.iter().copied()), x.clone());
+            let mut written = vec![0u32; count];
+            write_limbs(&x, &mut written);
+            prop_assert!(written.iter().zip(&limbs).all(|(&w, &l)| u64::from(w) == l));
+            prop_assert_eq!(from_exact_limbs(written.into_iter()), x);
+        }
+
+        #[test]
+        fn redundant_limbs_sum_like_the_definition(limbs in proptest::collection::vec(any::<u64>(), 0..300)) {
+            prop_assert_eq!(from_limbs(limbs.iter().copied()), naive_from_limbs(&limbs));
+        }
+    }
 }

@@ -5,10 +5,12 @@
 //! - the header (word 0) is checked: opcode, and the key (committed, same id). A good header waits
 //!   for a ready core and reserves it (the highest-numbered ready one) for the frame;
 //! - each limb word is checked (bits [31:17] zero) and, if a core is reserved, shifted into it;
-//! - the padding must be zero, and TLAST must come exactly on the frame's last beat;
-//! - at the frame's last word (the last lane of the TLAST beat), a frame with no fault starts its
+//! - the padding must be zero. A frame ends at its last beat: a packet (up to TLAST) may carry
+//!   several frames back to back, so that the host moves many requests per DMA transfer; TLAST
+//!   must fall on a frame's last beat, and a TLAST before it ends the frame there (malformed);
+//! - at the frame's last word (the last lane of its last beat), a frame with no fault starts its
 //!   core with the tag; any other frame posts an error result (its header's tag and the status
-//!   bits) for the collector. A frame with TLAST late is consumed up to its TLAST.
+//!   bits) for the collector.
 //!
 //! A frame that fails after its limbs started going into a core leaves that core ready and not
 //! started: the next frame's 2·S limbs overwrite whatever it holds. Every frame ends in exactly one
@@ -210,7 +212,8 @@ impl Logic for StreamIn {
             }
         }
         self.last_lane.next = self.lane.q.val() == self.lane_last.val();
-        self.frame_end.next = self.last_lane.val() & self.beat_last.q.val();
+        self.frame_end.next =
+            self.last_lane.val() & (self.beat_last.q.val() | (self.position.q.val() == self.frame_last.val()));
         self.is_limb.next = (self.position.q.val() != 0) & (self.position.q.val() <= self.limb_last.val());
 
         // Its faults, added to the frame's (status is 0 when a frame starts).
@@ -220,7 +223,7 @@ impl Logic for StreamIn {
             & (self.word.val().get_bits::<8>(24) != self.opcode.val()))
             | (self.is_limb.val() & self.word.val().get_bits::<15>(17).any())
             | ((self.position.q.val() > self.limb_last.val()) & self.word.val().any())
-            | (self.last_lane.val() & (self.beat_last.q.val() != (self.position.q.val() == self.frame_last.val())));
+            | (self.last_lane.val() & self.beat_last.q.val() & (self.position.q.val() != self.frame_last.val()));
         self.word_status.next = self.status.q.val()
             | bit_cast::<STATUS_BITS, 1>(self.key_fault.val().into())
             | (bit_cast::<STATUS_BITS, 1>(self.shape_fault.val().into()) << 1);

@@ -6,6 +6,11 @@
 //! per cycle into the lanes of the output beat: the header, S limbs (taken from the core one per
 //! cycle, or zeros for an error), zero padding. A full beat is presented on TVALID and held until
 //! TREADY; only then is the next beat built, so nothing is lost under back-pressure.
+//!
+//! TLAST ends a burst, not every frame: a frame's last beat carries TLAST unless another result is
+//! already waiting to follow it. Results that are ready together leave as one packet, which the
+//! host takes in one DMA transfer; a lone result still ends its packet at once, so a read never
+//! waits for a result that is not coming.
 
 use crate::interface::{LANE_BITS, RESULT_MAGIC};
 use crate::limbs::LIMB_BITS;
@@ -68,10 +73,12 @@ pub struct StreamOut {
     // The output beat.
     beat: Vec<DFF<Bits<LANE_BITS>>>,
     beat_valid: DFF<bool>,
+    beat_end: DFF<bool>,
     beat_last: DFF<bool>,
     beat_failed: DFF<bool>,
     // This cycle's choices and word.
     any_result: Signal<Local, bool>,
+    other_waiting: Signal<Local, bool>,
     pick: Signal<Local, Bits<CORE_BITS>>,
     pick_tag: Signal<Local, Bits<TAG_BITS>>,
     limb: Signal<Local, Bits<LIMB_BITS>>,
@@ -118,9 +125,11 @@ impl StreamOut {
             lane: Default::default(),
             beat: many(lanes),
             beat_valid: Default::default(),
+            beat_end: Default::default(),
             beat_last: Default::default(),
             beat_failed: Default::default(),
             any_result: Default::default(),
+            other_waiting: Default::default(),
             pick: Default::default(),
             pick_tag: Default::default(),
             limb: Default::default(),
@@ -145,6 +154,7 @@ impl Logic for StreamOut {
             position,
             lane,
             beat_valid,
+            beat_end,
             beat_last,
             beat_failed
         );
@@ -157,7 +167,7 @@ impl Logic for StreamOut {
         // The presented beat leaves when TREADY.
         self.m_axis_tvalid.next = self.beat_valid.q.val();
         self.m_axis_tlast.next = self.beat_last.q.val();
-        self.frame_sent.next = self.beat_valid.q.val() & self.m_axis_tready.val() & self.beat_last.q.val();
+        self.frame_sent.next = self.beat_valid.q.val() & self.m_axis_tready.val() & self.beat_end.q.val();
         self.frame_failed.next = self.beat_failed.q.val();
         if self.beat_valid.q.val() & self.m_axis_tready.val() {
             self.beat_valid.d.next = false;
@@ -165,10 +175,16 @@ impl Logic for StreamOut {
 
         // The highest-numbered core holding a result, and the limb of the frame's source.
         self.any_result.next = false;
+        self.other_waiting.next = self.error_valid.val();
         self.pick.next = 0.into();
         self.pick_tag.next = 0.into();
         self.limb.next = 0.into();
         for k in 0..self.core_result_valid.len() {
+            if self.core_result_valid[k].val()
+                & (!self.active.q.val() | self.from_error.q.val() | (self.source.q.val() != self.core_number[k].val()))
+            {
+                self.other_waiting.next = true;
+            }
             if self.core_result_valid[k].val() {
                 self.any_result.next = true;
                 self.pick.next = self.core_number[k].val();
@@ -228,7 +244,8 @@ impl Logic for StreamOut {
             if self.lane.q.val() == self.lane_last.val() {
                 self.lane.d.next = 0.into();
                 self.beat_valid.d.next = true;
-                self.beat_last.d.next = self.position.q.val() == self.frame_last.val();
+                self.beat_end.d.next = self.position.q.val() == self.frame_last.val();
+                self.beat_last.d.next = (self.position.q.val() == self.frame_last.val()) & !self.other_waiting.val();
                 self.beat_failed.d.next = self.from_error.q.val();
             }
             if self.position.q.val() == self.frame_last.val() {

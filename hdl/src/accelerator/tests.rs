@@ -85,11 +85,13 @@ fn run(config: &AcceleratorConfig, phases: Vec<Phase>, cycles: usize, ready: f64
         let tready = rng.gen_bool(ready);
         uut.m_axis_tready.next = tready;
         if tready && uut.m_axis_tvalid.val() {
+            // Frames by size: a packet (up to TLAST) holds one or more whole frames.
             h.out_words.extend(uut.m_axis_tdata.iter().map(|d| d.val().to_u64() as u32));
-            if uut.m_axis_tlast.val() {
+            if h.out_words.len() == crate::interface::result_words(digits).div_ceil(lanes) * lanes {
                 let bytes = words_to_bytes(&std::mem::take(&mut h.out_words));
                 seen.results.push(decode_result(&bytes, digits, stream_bits).expect("a well-formed result frame"));
             }
+            assert!(!uut.m_axis_tlast.val() || h.out_words.is_empty(), "TLAST only at a frame's end");
         }
         uut.s_axis_tvalid.next = false;
         let Some(phase) = phases.get(h.phase) else { return };

@@ -111,7 +111,7 @@ fn register_table_is_consistent() {
     assert_eq!(named("JOBS_FAILED"), REG_JOBS_FAILED);
     assert_eq!(named("KEY_CONTROL"), REG_KEY_CONTROL);
     assert_eq!(named("KEY_DATA"), REG_KEY_DATA);
-    assert_eq!(VERSION_VALUE, 0x0001_0000);
+    assert_eq!(VERSION_VALUE, 0x0002_0000);
     assert_eq!(key_control_commit(0xA5), 0xA502);
     assert_eq!(key_select(true, 9), 0x109);
 }

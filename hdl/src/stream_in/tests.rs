@@ -166,11 +166,13 @@ fn stream_in_dispatches_good_frames_and_reports_bad_ones() {
             let w = encode_request_words(tag(6), 0x42, &c(&mut rng), digits, lanes * 32).unwrap();
             frames.push(beats(&w[..w.len() - lanes], lanes));
             expected.push((RESULT_MALFORMED, tag(6), vec![]));
-            // TLAST late: two extra beats, consumed up to TLAST.
-            let mut w = encode_request_words(tag(7), 0x42, &c(&mut rng), digits, lanes * 32).unwrap();
-            w.extend(vec![0; 2 * lanes]);
+            // Two good frames in one packet: TLAST only on the second one's last beat.
+            let (x, y) = (c(&mut rng), c(&mut rng));
+            let mut w = encode_request_words(tag(7), 0x42, &x, digits, lanes * 32).unwrap();
+            w.extend(encode_request_words(tag(9), 0x42, &y, digits, lanes * 32).unwrap());
             frames.push(beats(&w, lanes));
-            expected.push((RESULT_MALFORMED, tag(7), vec![]));
+            expected.push((RESULT_OK, tag(7), limbs(&x)));
+            expected.push((RESULT_OK, tag(9), limbs(&y)));
             // Another good frame right after a bad one.
             let x = c(&mut rng);
             frames.push(beats(&encode_request_words(tag(8), 0x42, &x, digits, lanes * 32).unwrap(), lanes));

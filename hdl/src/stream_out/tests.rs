@@ -75,7 +75,9 @@ fn run(
             held = Some(tdata.clone());
         }
         // frame_sent is combinational in TREADY: it shows the last TREADY given.
-        let sent = uut.m_axis_tvalid.val() && prev_ready && uut.m_axis_tlast.val();
+        let frame_end = uut.beat_end.q.val();
+        assert!(!uut.m_axis_tvalid.val() || !uut.m_axis_tlast.val() || frame_end, "TLAST only on a frame's last beat");
+        let sent = uut.m_axis_tvalid.val() && prev_ready && frame_end;
         assert_eq!(uut.frame_sent.val(), sent);
         let tready = rng.gen_bool(ready);
         uut.m_axis_tready.next = tready;
@@ -83,7 +85,7 @@ fn run(
         if uut.m_axis_tvalid.val() && tready {
             r.beats.push((tdata, uut.m_axis_tlast.val()));
             held = None;
-            if uut.m_axis_tlast.val() {
+            if frame_end {
                 r.sent += 1;
                 r.failed += usize::from(uut.frame_failed.val());
             }
@@ -125,20 +127,31 @@ fn run(
     (sent, expected)
 }
 
-/// Splits beats into frames at TLAST and decodes each.
+/// Splits beats into frames by their size and decodes each; the last beat must end a packet.
 fn frames(sent: &Sent, digits: usize, lanes: usize) -> Vec<ResultFrame> {
-    let mut frames = Vec::new();
-    let mut words = Vec::new();
-    for (beat, last) in &sent.beats {
-        words.extend(beat);
+    let frame_words = crate::interface::result_words(digits).div_ceil(lanes) * lanes;
+    let words: Vec<u32> = sent.beats.iter().flat_map(|(beat, _)| beat.clone()).collect();
+    assert_eq!(words.len() % frame_words, 0, "no partial frame at the end");
+    assert!(sent.beats.last().is_none_or(|(_, last)| *last), "the last result ends a packet");
+    words
+        .chunks(frame_words)
+        .map(|w| decode_result(&words_to_bytes(w), digits, lanes * 32).expect("a well-formed result frame"))
+        .collect()
+}
+
+/// Frames per packet (beats up to TLAST).
+fn packet_sizes(sent: &Sent, digits: usize, lanes: usize) -> Vec<usize> {
+    let frame_beats = crate::interface::result_words(digits).div_ceil(lanes);
+    let mut sizes = vec![];
+    let mut beats = 0;
+    for (_, last) in &sent.beats {
+        beats += 1;
         if *last {
-            frames
-                .push(decode_result(&words_to_bytes(&words), digits, lanes * 32).expect("a well-formed result frame"));
-            words.clear();
+            sizes.push(beats / frame_beats);
+            beats = 0;
         }
     }
-    assert!(words.is_empty(), "no partial frame at the end");
-    frames
+    sizes
 }
 
 fn check(digits: usize, lanes: usize, cores: usize, per_core: usize, errors: usize, ready: f64, seed: u64) {
@@ -177,6 +190,19 @@ fn stream_out_sends_every_result_and_error_as_a_frame() {
     check(3, 2, 3, 3, 4, 0.8, 2);
     check(5, 4, 2, 3, 3, 0.9, 3);
     check(5, 2, 1, 4, 2, 1.0, 4);
+}
+
+/// Results ready together leave as one packet; a lone one ends its packet.
+#[test]
+fn stream_out_coalesces_waiting_results_into_packets() {
+    // Slow host, three busy cores: results queue up behind the one leaving.
+    let (sent, expected) = run(3, 2, 3, 4, 3, 0.2, 8);
+    let sizes = packet_sizes(&sent, 3, 2);
+    assert_eq!(sizes.iter().sum::<usize>(), expected.len());
+    assert!(sizes.iter().any(|&s| s > 1), "some results share a packet: {sizes:?}");
+    // Fast host, one core: every result is alone.
+    let (sent, expected) = run(3, 2, 1, 4, 0, 1.0, 9);
+    assert_eq!(packet_sizes(&sent, 3, 2), vec![1; expected.len()]);
 }
 
 #[test]
