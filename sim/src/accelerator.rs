@@ -2,6 +2,9 @@
 //! XDMA IP drives it: registers over AXI4-Lite, request frames into the AXI4-Stream slave, result
 //! frames out of the master, with back-pressure on both sides. Framing and register offsets come
 //! from [`ecrt_hdl::interface`], as in the driver.
+//!
+//! The streams are driven either a batch at a time ([`AcceleratorSim::run`]) or cycle by cycle
+//! ([`AcceleratorSim::cycle`], which `run` is built on and the driver's XDMA emulator uses).
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
 use ecrt_golden::hw::EcrtHwKey;
@@ -38,6 +41,34 @@ struct Stream {
     valid: PortId,
     ready: PortId,
     last: PortId,
+}
+
+/// What the model's stream inputs are driven to now: [`AcceleratorSim::cycle`] writes a port only
+/// when its value changes, and evaluates the model only then.
+#[derive(Default)]
+struct Driven {
+    input_data: Vec<u32>,
+    input_last: bool,
+    input_valid: bool,
+    output_ready: bool,
+}
+
+/// A beat that left the result stream (m_axis) in one cycle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputBeat {
+    /// TDATA as `lanes` 32-bit words, lane 0 first.
+    pub words: Vec<u32>,
+    /// TLAST: the beat ends a burst of result frames.
+    pub last: bool,
+}
+
+/// What moved on the streams in one clock cycle ([`AcceleratorSim::cycle`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CycleIo {
+    /// The offered request beat was accepted (TVALID and TREADY high on the edge).
+    pub input_taken: bool,
+    /// The result beat that left (TVALID and TREADY high on the edge), if any.
+    pub output: Option<OutputBeat>,
 }
 
 /// One request's passage through the model.
@@ -96,6 +127,7 @@ pub struct AcceleratorSim {
     axil: AxiLite,
     input: Stream,
     output: Stream,
+    driven: Driven,
     manifest: Manifest,
     layout: FrameLayout,
 }
@@ -135,10 +167,18 @@ impl AcceleratorSim {
             })
         };
         let (input, output) = (stream("s_axis")?, stream("m_axis")?);
-        let mut sim = AcceleratorSim { model, axil, input, output, manifest: emitted.manifest, layout };
+        let driven = Driven { input_data: vec![0; layout.lanes], ..Default::default() };
+        let mut sim = AcceleratorSim { model, axil, input, output, driven, manifest: emitted.manifest, layout };
         sim.model.set_u64(sim.axil.wstrb, 0xF)?;
         sim.model.set_bool(sim.axil.bready, true)?;
         sim.model.set_bool(sim.axil.rready, true)?;
+        // The stream inputs start as `driven` says: zero data, TVALID and TREADY low.
+        for port in &sim.input.data {
+            sim.model.set_u64(*port, 0)?;
+        }
+        sim.model.set_bool(sim.input.last, false)?;
+        sim.model.set_bool(sim.input.valid, false)?;
+        sim.model.set_bool(sim.output.ready, false)?;
         Ok(sim)
     }
 
@@ -176,6 +216,7 @@ impl AcceleratorSim {
 
     /// An AXI4-Lite write (address and data offered together, as the XDMA bridge does).
     pub fn write_register(&mut self, offset: u32, value: u32) -> Result<()> {
+        self.hold_streams()?;
         let a = &self.axil;
         let (awvalid, wvalid, awready, wready, bvalid) = (a.awvalid, a.wvalid, a.awready, a.wready, a.bvalid);
         self.model.set_u64(a.awaddr, u64::from(offset))?;
@@ -204,6 +245,7 @@ impl AcceleratorSim {
 
     /// An AXI4-Lite read.
     pub fn read_register(&mut self, offset: u32) -> Result<u32> {
+        self.hold_streams()?;
         let (araddr, arvalid, arready, rvalid, rdata) =
             (self.axil.araddr, self.axil.arvalid, self.axil.arready, self.axil.rvalid, self.axil.rdata);
         self.model.set_u64(araddr, u64::from(offset))?;
@@ -215,6 +257,85 @@ impl AcceleratorSim {
         let value = self.model.get_u64(rdata)? as u32;
         self.model.tick()?;
         Ok(value)
+    }
+
+    /// Lowers s_axis_tvalid and m_axis_tready, so that the cycles a register access takes move
+    /// no beat that the caller of [`cycle`](Self::cycle) would not see. (A beat offered and not
+    /// yet taken is withdrawn for those cycles and offered again by the next `cycle`: AXI4-Stream
+    /// forbids that, but the accelerator's slave only acts on a handshake.)
+    fn hold_streams(&mut self) -> Result<()> {
+        if self.driven.input_valid {
+            self.model.set_bool(self.input.valid, false)?;
+            self.driven.input_valid = false;
+        }
+        if self.driven.output_ready {
+            self.model.set_bool(self.output.ready, false)?;
+            self.driven.output_ready = false;
+        }
+        Ok(())
+    }
+
+    /// One clock cycle of the streams, as the XDMA IP drives them: offers `input` (a beat of
+    /// `lanes` words and its TLAST) on s_axis with TVALID high, or TVALID low for `None`; drives
+    /// m_axis_tready with `output_ready`; then clocks the model once and reports what moved on
+    /// that edge. A beat not taken must be offered again (unchanged, per AXI4-Stream) on the
+    /// next cycle; a caller that stops offering it breaks the protocol, not the model.
+    pub fn cycle(&mut self, input: Option<(&[u32], bool)>, output_ready: bool) -> Result<CycleIo> {
+        // Ports are written only when their value changes: a held beat costs no port writes and
+        // no extra evaluation (the tick leaves the combinational outputs current).
+        let mut changed = false;
+        match input {
+            Some((beat, last)) => {
+                if beat.len() != self.layout.lanes {
+                    return Err(SimError::Spec(format!(
+                        "a beat has {} words, not {} lanes",
+                        beat.len(),
+                        self.layout.lanes
+                    )));
+                }
+                for (k, (&word, port)) in beat.iter().zip(&self.input.data).enumerate() {
+                    if self.driven.input_data[k] != word {
+                        self.model.set_u64(*port, u64::from(word))?;
+                        self.driven.input_data[k] = word;
+                        changed = true;
+                    }
+                }
+                if self.driven.input_last != last {
+                    self.model.set_bool(self.input.last, last)?;
+                    self.driven.input_last = last;
+                    changed = true;
+                }
+                if !self.driven.input_valid {
+                    self.model.set_bool(self.input.valid, true)?;
+                    self.driven.input_valid = true;
+                    changed = true;
+                }
+            }
+            None if self.driven.input_valid => {
+                self.model.set_bool(self.input.valid, false)?;
+                self.driven.input_valid = false;
+                changed = true;
+            }
+            None => {}
+        }
+        if self.driven.output_ready != output_ready {
+            self.model.set_bool(self.output.ready, output_ready)?;
+            self.driven.output_ready = output_ready;
+            changed = true;
+        }
+        if changed {
+            self.model.eval();
+        }
+        let input_taken = input.is_some() && self.model.get_bool(self.input.ready)?;
+        let output = if output_ready && self.model.get_bool(self.output.valid)? {
+            let words =
+                self.output.data.iter().map(|port| Ok(self.model.get_u64(*port)? as u32)).collect::<Result<_>>()?;
+            Some(OutputBeat { words, last: self.model.get_bool(self.output.last)? })
+        } else {
+            None
+        };
+        self.model.tick()?;
+        Ok(CycleIo { input_taken, output })
     }
 
     /// Loads a private key's constants into every core and commits it under `key_id`.
@@ -262,68 +383,48 @@ impl AcceleratorSim {
         }
         let mut first_in = vec![None; requests.len()];
         let mut records: Vec<Option<JobRecord>> = vec![None; requests.len()];
-        let mut frame: Vec<u32> = Vec::with_capacity(self.layout.result_words + lanes);
+        let frame_words = self.layout.result_beats * lanes;
+        let mut frame: Vec<u32> = Vec::with_capacity(frame_words);
         let (mut received, mut idle) = (0usize, 0u64);
         let start_cycle = self.model.cycles();
         let started = Instant::now();
         let mut offered: Option<(usize, bool, &[u32])> = None;
         while received < requests.len() {
             let cycle = self.model.cycles() - start_cycle;
-            // Inputs for this cycle: the next beat (held until accepted) and TREADY.
-            let mut changed = false;
+            // The next beat is offered once the previous one is taken, and held until it is.
             if offered.is_none() {
                 offered = beats.pop_front();
-                if let Some((_, last, beat)) = offered {
-                    for (port, &word) in self.input.data.iter().zip(beat) {
-                        self.model.set_u64(*port, u64::from(word))?;
-                    }
-                    self.model.set_bool(self.input.last, last)?;
-                    self.model.set_bool(self.input.valid, true)?;
-                    changed = true;
-                } else if self.model.get_bool(self.input.valid)? {
-                    self.model.set_bool(self.input.valid, false)?;
-                    changed = true;
-                }
             }
             let out_ready = match pacing {
                 OutputPacing::Always => true,
                 OutputPacing::Duty { ready, period } => cycle % period < ready,
             };
-            if self.model.get_bool(self.output.ready)? != out_ready {
-                self.model.set_bool(self.output.ready, out_ready)?;
-                changed = true;
-            }
-            if changed {
-                self.model.eval();
-            }
-            let took_input = offered.is_some() && self.model.get_bool(self.input.ready)?;
-            let gave_output = out_ready && self.model.get_bool(self.output.valid)?;
-            let mut last_out = false;
-            if gave_output {
-                for port in &self.output.data {
-                    frame.push(self.model.get_u64(*port)? as u32);
-                }
-                last_out = self.model.get_bool(self.output.last)?;
-            }
-            self.model.tick()?;
-            if took_input {
+            let io = self.cycle(offered.map(|(_, last, beat)| (beat, last)), out_ready)?;
+            if io.input_taken {
                 let (job, _, _) = offered.take().expect("offered");
                 first_in[job].get_or_insert(cycle);
             }
-            if last_out {
-                let result = self.decode_frame(&frame)?;
-                frame.clear();
-                let job = tags
-                    .iter()
-                    .position(|&t| t == result.tag)
-                    .filter(|&j| records[j].is_none())
-                    .ok_or_else(|| SimError::Spec(format!("result for unknown or repeated tag {}", result.tag)))?;
-                let first = first_in[job].ok_or_else(|| SimError::Spec("result before its request".into()))?;
-                records[job] = Some(JobRecord { result, first_in: first, last_out: cycle });
-                received += 1;
-                progress(received);
+            let gave_output = io.output.is_some();
+            if let Some(beat) = io.output {
+                // Frames by size: TLAST ends a burst of one or more whole frames.
+                frame.extend_from_slice(&beat.words);
+                if beat.last && frame.len() % frame_words != 0 {
+                    return Err(SimError::Spec("TLAST inside a result frame".into()));
+                }
+                if frame.len() == frame_words {
+                    let result = self.decode_frame(&frame)?;
+                    frame.clear();
+                    let job =
+                        tags.iter().position(|&t| t == result.tag).filter(|&j| records[j].is_none()).ok_or_else(
+                            || SimError::Spec(format!("result for unknown or repeated tag {}", result.tag)),
+                        )?;
+                    let first = first_in[job].ok_or_else(|| SimError::Spec("result before its request".into()))?;
+                    records[job] = Some(JobRecord { result, first_in: first, last_out: cycle });
+                    received += 1;
+                    progress(received);
+                }
             }
-            idle = if took_input || gave_output { 0 } else { idle + 1 };
+            idle = if io.input_taken || gave_output { 0 } else { idle + 1 };
             if idle > max_idle_cycles {
                 return Err(SimError::Spec(format!(
                     "no stream activity for {max_idle_cycles} cycles with {} of {} results received",
@@ -332,7 +433,10 @@ impl AcceleratorSim {
                 )));
             }
         }
-        self.model.set_bool(self.input.valid, false)?;
+        if self.driven.input_valid {
+            self.model.set_bool(self.input.valid, false)?;
+            self.driven.input_valid = false;
+        }
         let jobs = records.into_iter().map(|r| r.expect("every result received")).collect();
         Ok(RunReport { jobs, cycles: self.model.cycles() - start_cycle, elapsed: started.elapsed() })
     }

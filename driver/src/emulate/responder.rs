@@ -1,0 +1,445 @@
+//! What answers behind the emulated XDMA device: the accelerator's Verilator model
+//! ([`RtlResponder`]) or a software stand-in that answers at once ([`InstantResponder`]), both
+//! clocked one stream cycle at a time by the device thread.
+
+use anyhow::Context;
+use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_hdl::interface::{self as itf, FrameLayout, ResultFrame};
+use ecrt_sim::accelerator::{AcceleratorSim, CycleIo, OutputBeat};
+use ecrt_sim::BuildOptions;
+use num_bigint::BigUint;
+use std::collections::VecDeque;
+use std::fmt;
+use std::str::FromStr;
+
+/// The register address bits the slave decodes.
+const ADDRESS_MASK: u32 = (1 << itf::ADDRESS_BITS) - 1;
+
+/// The accelerator as the XDMA IP sees it: an AXI4-Lite register slave and two AXI4-Stream ports,
+/// clocked by the caller.
+pub trait Responder: Send {
+    /// A short name for messages (`rtl`, `instant`).
+    fn name(&self) -> &'static str;
+    /// One AXI4-Lite read of the register at byte `offset`.
+    fn read_register(&mut self, offset: u32) -> anyhow::Result<u32>;
+    /// One AXI4-Lite write of the register at byte `offset`.
+    fn write_register(&mut self, offset: u32, value: u32) -> anyhow::Result<()>;
+    /// One clock cycle of the streams: `input` is the request beat offered (its words, one per
+    /// lane, and TLAST), `output_ready` is the result stream's TREADY. The same contract as
+    /// [`AcceleratorSim::cycle`]: a beat not taken is offered again on the next cycle.
+    fn cycle(&mut self, input: Option<(&[u32], bool)>, output_ready: bool) -> anyhow::Result<CycleIo>;
+    /// Cycles without a stream handshake after which the responder, its output held back, can
+    /// change nothing more by itself (its cores have finished): the device stops clocking it
+    /// then, until the output moves again.
+    fn settle_cycles(&self) -> u64;
+}
+
+/// Which [`Responder`] serves the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResponderKind {
+    /// The accelerator's Verilator model of the configuration ([`RtlResponder`]).
+    #[default]
+    Rtl,
+    /// A software stand-in that answers every request at once ([`InstantResponder`]).
+    Instant,
+}
+
+impl ResponderKind {
+    /// The name `--responder` takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResponderKind::Rtl => "rtl",
+            ResponderKind::Instant => "instant",
+        }
+    }
+}
+
+impl FromStr for ResponderKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "rtl" => Ok(ResponderKind::Rtl),
+            "instant" => Ok(ResponderKind::Instant),
+            other => Err(format!("unknown responder {other:?}: rtl or instant")),
+        }
+    }
+}
+
+impl fmt::Display for ResponderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The accelerator's Verilator model ([`AcceleratorSim`]).
+pub struct RtlResponder {
+    sim: AcceleratorSim,
+}
+
+impl RtlResponder {
+    /// Builds (or takes from the cache) the Verilator model of `config`. The first build of a
+    /// configuration takes minutes at 2048 bits; `build.progress` shows a spinner meanwhile.
+    pub fn build(config: &AcceleratorConfig, build: &BuildOptions) -> anyhow::Result<Self> {
+        config.validate()?;
+        let sim = AcceleratorSim::build(config, build, false)
+            .with_context(|| format!("cannot build the {}-bit Verilator model", config.key_bits))?;
+        Ok(RtlResponder { sim })
+    }
+
+    /// Serves an already built model.
+    pub fn new(sim: AcceleratorSim) -> Self {
+        RtlResponder { sim }
+    }
+}
+
+impl Responder for RtlResponder {
+    fn name(&self) -> &'static str {
+        "rtl"
+    }
+
+    // The slave decodes 12 address bits: a larger BAR aliases, as on the board.
+    fn read_register(&mut self, offset: u32) -> anyhow::Result<u32> {
+        Ok(self.sim.read_register(offset & ADDRESS_MASK)?)
+    }
+
+    fn write_register(&mut self, offset: u32, value: u32) -> anyhow::Result<()> {
+        Ok(self.sim.write_register(offset & ADDRESS_MASK, value)?)
+    }
+
+    fn cycle(&mut self, input: Option<(&[u32], bool)>, output_ready: bool) -> anyhow::Result<CycleIo> {
+        Ok(self.sim.cycle(input, output_ready)?)
+    }
+
+    /// Long enough for every core to finish a decryption (the driver's hang guard).
+    fn settle_cycles(&self) -> u64 {
+        4 * self.sim.manifest().config.cycles_per_decryption_path() as u64 + 10_000
+    }
+}
+
+/// A software stand-in for the accelerator, for measuring the host driver's own overhead: every
+/// request frame is answered as soon as its last beat (or an early TLAST) is taken, with the
+/// request's tag and
+///
+/// - status KEY_NOT_LOADED when no key is committed or the frame's key id is not the committed one,
+/// - status MALFORMED for a bad frame (wrong length, opcode, limb high bits or padding),
+/// - else status 0 and, as "plaintext", the ciphertext's low key_bits − 1 bits (so it is < n).
+///
+/// Its register block has the read-only configuration registers, STATUS (KEY_VALID, BUSY,
+/// KEY_LOADING), ERRORS, the job counters and the key load protocol (BEGIN … COMMIT, with the
+/// refusals of the RTL); KEY_DATA values are accepted and ignored. It holds at most one result
+/// frame per core: with that many waiting to leave, it takes no input (back-pressure, as the
+/// RTL's cores do). As in the RTL, TLAST ends a burst: a result's last beat loses TLAST when
+/// another result joins the queue behind it before it has left.
+pub struct InstantResponder {
+    config: AcceleratorConfig,
+    layout: FrameLayout,
+    key_valid: bool,
+    key_loading: bool,
+    /// Every KEY_DATA write since BEGIN was accepted (COMMIT is refused otherwise).
+    load_clean: bool,
+    key_id: u8,
+    key_select: u32,
+    errors: u32,
+    jobs_in: u32,
+    jobs_out: u32,
+    jobs_failed: u32,
+    /// The request frame coming in.
+    frame: Vec<u32>,
+    /// Beats of the result frame leaving.
+    out_beats: usize,
+    /// Result beats waiting to leave; the last of a frame says whether the frame is an error.
+    output: VecDeque<(OutputBeat, bool)>,
+}
+
+impl InstantResponder {
+    /// A stand-in for the accelerator of `config`.
+    pub fn new(config: &AcceleratorConfig) -> anyhow::Result<Self> {
+        config.validate()?;
+        let layout = FrameLayout::new(config.digits(), config.stream_bits)?;
+        Ok(InstantResponder {
+            config: config.clone(),
+            layout,
+            key_valid: false,
+            key_loading: false,
+            load_clean: false,
+            key_id: 0,
+            key_select: 0,
+            errors: 0,
+            jobs_in: 0,
+            jobs_out: 0,
+            jobs_failed: 0,
+            frame: Vec::with_capacity(layout.request_beats * layout.lanes),
+            out_beats: 0,
+            output: VecDeque::new(),
+        })
+    }
+
+    fn busy(&self) -> bool {
+        !self.frame.is_empty() || !self.output.is_empty()
+    }
+
+    fn status(&self) -> u32 {
+        let bit = |on: bool, bit: u32| if on { bit } else { 0 };
+        bit(self.key_valid, itf::STATUS_KEY_VALID)
+            | bit(self.busy(), itf::STATUS_BUSY)
+            | bit(self.key_loading, itf::STATUS_KEY_LOADING)
+    }
+
+    fn key_control(&mut self, value: u32) {
+        if self.busy() {
+            self.errors |= itf::ERROR_KEY_LOAD_REFUSED;
+        } else if value & itf::KEY_CONTROL_BEGIN != 0 {
+            (self.key_valid, self.key_loading, self.load_clean) = (false, true, true);
+        } else if value & itf::KEY_CONTROL_COMMIT != 0 {
+            if self.key_loading && self.load_clean {
+                self.key_id = (value >> itf::KEY_CONTROL_ID_SHIFT) as u8;
+                (self.key_valid, self.key_loading) = (true, false);
+            } else {
+                self.errors |= itf::ERROR_KEY_LOAD_REFUSED;
+            }
+        }
+    }
+
+    /// The result of the request frame just ended (at its size, or early by TLAST).
+    fn answer(&mut self) -> anyhow::Result<()> {
+        let words = std::mem::take(&mut self.frame);
+        let header = words.first().copied().unwrap_or(0);
+        let (digits, stream_bits) = (self.layout.digits, self.layout.stream_bits);
+        // decode_request checks the length, the opcode, the limbs' high bits and the padding.
+        let request = itf::decode_request(&itf::words_to_bytes(&words), digits, stream_bits).ok();
+        let key_id = (header >> itf::HEADER_KEY_ID_SHIFT) as u8;
+        let mut status = 0;
+        if !self.key_valid || key_id != self.key_id {
+            status |= itf::RESULT_KEY_NOT_LOADED;
+            self.errors |= itf::ERROR_KEY_NOT_LOADED;
+        }
+        if request.is_none() {
+            status |= itf::RESULT_MALFORMED;
+            self.errors |= itf::ERROR_MALFORMED;
+        }
+        let plaintext = match request {
+            Some(request) if status == itf::RESULT_OK => {
+                let mask = (BigUint::from(1u8) << (self.config.key_bits - 1)) - 1u8;
+                request.ciphertext & mask
+            }
+            _ => BigUint::default(),
+        };
+        let result = ResultFrame { tag: header as u16, status, plaintext };
+        let words = itf::encode_result_words(&result, digits, stream_bits)?;
+        let beats = words.len() / self.layout.lanes;
+        // The burst goes on: the waiting result's last beat no longer ends a packet.
+        if let Some((waiting, _)) = self.output.back_mut() {
+            waiting.last = false;
+        }
+        for (k, beat) in words.chunks(self.layout.lanes).enumerate() {
+            let last = k + 1 == beats;
+            self.output.push_back((OutputBeat { words: beat.to_vec(), last }, last && status != itf::RESULT_OK));
+        }
+        self.jobs_in = self.jobs_in.wrapping_add(1);
+        Ok(())
+    }
+}
+
+impl Responder for InstantResponder {
+    fn name(&self) -> &'static str {
+        "instant"
+    }
+
+    fn read_register(&mut self, offset: u32) -> anyhow::Result<u32> {
+        let c = &self.config;
+        // The slave decodes 12 address bits; other (and misaligned) addresses read 0.
+        Ok(match offset & ADDRESS_MASK {
+            itf::REG_ID => itf::ID_VALUE,
+            itf::REG_VERSION => itf::VERSION_VALUE,
+            itf::REG_KEY_BITS => c.key_bits as u32,
+            itf::REG_CORES => c.cores as u32,
+            itf::REG_DIGITS => c.digits() as u32,
+            itf::REG_WINDOW_BITS => c.window_bits as u32,
+            itf::REG_STREAM_BITS => c.stream_bits as u32,
+            itf::REG_LIMB_BITS => c.limb_bits as u32,
+            itf::REG_STATUS => self.status(),
+            itf::REG_ERRORS => self.errors,
+            itf::REG_JOBS_IN => self.jobs_in,
+            itf::REG_JOBS_OUT => self.jobs_out,
+            itf::REG_JOBS_FAILED => self.jobs_failed,
+            itf::REG_KEY_ID => self.key_id as u32,
+            itf::REG_KEY_SELECT => self.key_select,
+            _ => 0,
+        })
+    }
+
+    fn write_register(&mut self, offset: u32, value: u32) -> anyhow::Result<()> {
+        match offset & ADDRESS_MASK {
+            itf::REG_ERRORS => self.errors &= !value,
+            itf::REG_KEY_CONTROL => self.key_control(value),
+            itf::REG_KEY_SELECT => self.key_select = value & (itf::KEY_SELECT_TARGET_MASK | itf::KEY_SELECT_Q_PATH),
+            // Accepted (and ignored) only during a load; refused as the RTL refuses it otherwise.
+            itf::REG_KEY_DATA if self.busy() || !self.key_loading => {
+                self.errors |= itf::ERROR_KEY_LOAD_REFUSED;
+                self.load_clean = false;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn cycle(&mut self, input: Option<(&[u32], bool)>, output_ready: bool) -> anyhow::Result<CycleIo> {
+        let mut io = CycleIo::default();
+        if output_ready {
+            if let Some((beat, failed)) = self.output.pop_front() {
+                self.out_beats += 1;
+                if self.out_beats == self.layout.result_beats {
+                    self.out_beats = 0;
+                    self.jobs_out = self.jobs_out.wrapping_add(1);
+                    if failed {
+                        self.jobs_failed = self.jobs_failed.wrapping_add(1);
+                    }
+                }
+                io.output = Some(beat);
+            }
+        }
+        // One result frame per core at most waits to leave; input waits while they do.
+        let room = self.output.len() < self.config.cores * self.layout.result_beats;
+        if let (Some((beat, last)), true) = (input, room) {
+            anyhow::ensure!(
+                beat.len() == self.layout.lanes,
+                "a beat of {} words on a {}-lane stream",
+                beat.len(),
+                self.layout.lanes
+            );
+            io.input_taken = true;
+            self.frame.extend_from_slice(beat);
+            if last || self.frame.len() == self.layout.request_beats * self.layout.lanes {
+                self.answer()?;
+            }
+        }
+        Ok(io)
+    }
+
+    /// Nothing happens inside between handshakes.
+    fn settle_cycles(&self) -> u64 {
+        2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> AcceleratorConfig {
+        AcceleratorConfig { key_bits: 512, stream_bits: 128, ..Default::default() }
+    }
+
+    /// Offers a packet beat by beat (output always ready) and collects `frames` result frames.
+    fn exchange(r: &mut InstantResponder, words: &[u32], frames: usize) -> Vec<u32> {
+        let lanes = r.layout.lanes;
+        let beats: Vec<&[u32]> = words.chunks(lanes).collect();
+        let (mut next, mut out) = (0, Vec::new());
+        for _ in 0..10_000 {
+            let offer = beats.get(next).map(|b| (*b, next + 1 == beats.len()));
+            let io = r.cycle(offer, true).unwrap();
+            next += io.input_taken as usize;
+            if let Some(beat) = io.output {
+                out.extend(beat.words);
+                if out.len() == frames * r.layout.result_beats * lanes {
+                    assert!(beat.last, "the last result ends a packet");
+                    return out;
+                }
+            }
+        }
+        panic!("no result");
+    }
+
+    /// Sends a request frame and decodes its result.
+    fn ask(r: &mut InstantResponder, request: &[u32]) -> ResultFrame {
+        let words = exchange(r, request, 1);
+        itf::decode_result(&itf::words_to_bytes(&words), r.layout.digits, r.layout.stream_bits).unwrap()
+    }
+
+    #[test]
+    fn answers_follow_the_key_state() {
+        let mut r = InstantResponder::new(&config()).unwrap();
+        assert_eq!(r.read_register(itf::REG_ID).unwrap(), itf::ID_VALUE);
+        assert_eq!(r.read_register(itf::REG_DIGITS).unwrap() as usize, config().digits());
+        let c = (BigUint::from(1u8) << 700) + 12345u32;
+        let (d, s) = (r.layout.digits, r.layout.stream_bits);
+        let request = itf::encode_request_words(7, 3, &c, d, s).unwrap();
+        let answer = ask(&mut r, &request);
+        assert_eq!((answer.tag, answer.status), (7, itf::RESULT_KEY_NOT_LOADED));
+
+        for (offset, value) in itf::key_load_writes(&[], 3) {
+            r.write_register(offset, value).unwrap();
+        }
+        assert_eq!(r.read_register(itf::REG_STATUS).unwrap(), itf::STATUS_KEY_VALID);
+        let answer = ask(&mut r, &request);
+        assert_eq!((answer.tag, answer.status, answer.plaintext), (7, 0, BigUint::from(12345u32)));
+
+        let mut bad = request.clone();
+        bad[0] ^= 0x0100_0000;
+        let answer = ask(&mut r, &bad);
+        assert_eq!(answer.status, itf::RESULT_MALFORMED);
+        let short = &request[..request.len() - r.layout.lanes];
+        assert_eq!(ask(&mut r, short).status, itf::RESULT_MALFORMED);
+        // Two frames in one packet: two results.
+        let mut two = request.clone();
+        two.extend(itf::encode_request_words(8, 3, &c, d, s).unwrap());
+        let words = exchange(&mut r, &two, 2);
+        let results = itf::decode_results(&itf::words_to_bytes(&words), d, s).unwrap();
+        assert_eq!(results.iter().map(|r| (r.tag, r.status)).collect::<Vec<_>>(), [(7, 0), (8, 0)]);
+
+        assert_eq!(r.read_register(itf::REG_JOBS_IN).unwrap(), 6);
+        assert_eq!(r.read_register(itf::REG_JOBS_OUT).unwrap(), 6);
+        assert_eq!(r.read_register(itf::REG_JOBS_FAILED).unwrap(), 3);
+        let errors = itf::ERROR_KEY_NOT_LOADED | itf::ERROR_MALFORMED;
+        assert_eq!(r.read_register(itf::REG_ERRORS).unwrap(), errors);
+        r.write_register(itf::REG_ERRORS, errors).unwrap();
+        assert_eq!(r.read_register(itf::REG_ERRORS).unwrap(), 0);
+    }
+
+    #[test]
+    fn key_writes_outside_a_load_are_refused() {
+        let mut r = InstantResponder::new(&config()).unwrap();
+        r.write_register(itf::REG_KEY_DATA, 1).unwrap();
+        r.write_register(itf::REG_KEY_CONTROL, itf::key_control_commit(1)).unwrap();
+        assert_eq!(r.read_register(itf::REG_ERRORS).unwrap(), itf::ERROR_KEY_LOAD_REFUSED);
+        assert_eq!(r.read_register(itf::REG_STATUS).unwrap() & itf::STATUS_KEY_VALID, 0);
+    }
+
+    /// Results that queue up leave as one packet: TLAST only after the last of them.
+    #[test]
+    fn waiting_results_leave_in_one_burst() {
+        let config = AcceleratorConfig { cores: 3, ..config() };
+        let mut r = InstantResponder::new(&config).unwrap();
+        let lanes = r.layout.lanes;
+        let mut packet = Vec::new();
+        for tag in 0..3 {
+            packet.extend(itf::encode_request_words(tag, 0, &BigUint::from(5u8), r.layout.digits, 128).unwrap());
+        }
+        let beats = packet.len() / lanes;
+        for (k, beat) in packet.chunks(lanes).enumerate() {
+            assert!(r.cycle(Some((beat, k + 1 == beats)), false).unwrap().input_taken);
+        }
+        let mut lasts = Vec::new();
+        while let Some(beat) = r.cycle(None, true).unwrap().output {
+            lasts.push(beat.last);
+        }
+        assert_eq!(lasts.len(), 3 * r.layout.result_beats);
+        assert_eq!(lasts.iter().filter(|&&l| l).count(), 1);
+        assert!(lasts[lasts.len() - 1]);
+    }
+
+    #[test]
+    fn a_pending_result_holds_the_input() {
+        let mut r = InstantResponder::new(&config()).unwrap();
+        let lanes = r.layout.lanes;
+        let request = itf::encode_request_words(1, 0, &BigUint::from(5u8), r.layout.digits, 128).unwrap();
+        for (k, beat) in request.chunks(lanes).enumerate() {
+            let io = r.cycle(Some((beat, k + 1 == request.len() / lanes)), false).unwrap();
+            assert!(io.input_taken && io.output.is_none());
+        }
+        let beat = &request[..lanes];
+        assert!(!r.cycle(Some((beat, false)), false).unwrap().input_taken, "a result is waiting");
+        assert_ne!(r.read_register(itf::REG_STATUS).unwrap() & itf::STATUS_BUSY, 0);
+    }
+}
