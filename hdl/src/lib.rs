@@ -3,6 +3,7 @@
 //! The ecrt accelerator described in rust-hdl, emitted as Verilog for Virtex-7.
 
 pub mod accelerator;
+pub mod board;
 pub mod column;
 pub mod config;
 pub mod correction;

@@ -1,6 +1,9 @@
-//! `ecrt rtl`: the accelerator's Verilog for one configuration, and its manifest.
+//! `ecrt rtl`: the accelerator's Verilog for one configuration, and its manifest; with `--board`,
+//! also the board design that Vivado builds into a bitstream (docs/bitstream.md).
 
 use anyhow::Context;
+use clap::parser::ValueSource;
+use ecrt_hdl::board::{self, Board};
 use ecrt_hdl::config::AcceleratorConfig;
 use ecrt_hdl::emit::{emit, write, MANIFEST_FILE, VERILOG_FILE};
 use std::path::PathBuf;
@@ -18,7 +21,8 @@ pub struct ConfigArgs {
     /// Width of the exponent's segments (fixed windows), 1 to 6 bits.
     #[arg(long, visible_alias = "segment-bits", default_value_t = 5)]
     pub window_bits: usize,
-    /// The reference clock for reported times, in MHz.
+    /// The accelerator's clock in MHz: the reference for reported times, and with `rtl --board` the
+    /// clock the board makes for it.
     #[arg(long, default_value_t = 100.0)]
     pub clock_mhz: f64,
     #[command(flatten)]
@@ -48,7 +52,14 @@ impl TopArgs {
 impl ConfigArgs {
     /// The validated configuration.
     pub fn config(&self) -> anyhow::Result<AcceleratorConfig> {
-        let config = AcceleratorConfig {
+        let config = self.unvalidated();
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The configuration as given, not yet validated.
+    fn unvalidated(&self) -> AcceleratorConfig {
+        AcceleratorConfig {
             key_bits: self.key_bits,
             limb_bits: self.limb_bits,
             window_bits: self.window_bits,
@@ -56,28 +67,76 @@ impl ConfigArgs {
             cores: self.top.cores,
             stream_bits: self.top.stream_bits,
             ..Default::default()
-        };
-        config.validate()?;
-        Ok(config)
+        }
     }
 }
 
-/// Write the Verilog of the accelerator and its manifest.json.
+/// Write the Verilog of the accelerator and its manifest.json; with --board, also the board design
+/// for Vivado (board top, params.tcl, constraints, build and program scripts).
 #[derive(clap::Args)]
-pub struct Args {
+pub struct Options {
     /// The output directory.
     #[arg(long)]
     out: PathBuf,
+    /// Also write the board design for a bitstream on this board (vc709 or vc707): it sets the part
+    /// and the stream width of the board's PCIe link (docs/bitstream.md).
+    #[arg(long)]
+    board: Option<Board>,
     #[command(flatten)]
     config: ConfigArgs,
 }
 
+/// `ecrt rtl`'s arguments: the options, and whether --stream-bits was given (a board fixes the
+/// stream width, so an explicit other width is refused rather than overridden).
+pub struct Args {
+    options: Options,
+    stream_bits_given: bool,
+}
+
+impl Args {
+    fn new(options: Options, matches: &clap::ArgMatches) -> Self {
+        let stream_bits_given = matches.value_source("stream_bits") == Some(ValueSource::CommandLine);
+        Args { options, stream_bits_given }
+    }
+}
+
+impl clap::FromArgMatches for Args {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Args::new(Options::from_arg_matches(matches)?, matches))
+    }
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.options.update_from_arg_matches(matches)?;
+        self.stream_bits_given |= matches.value_source("stream_bits") == Some(ValueSource::CommandLine);
+        Ok(())
+    }
+}
+
+impl clap::Args for Args {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        Options::augment_args(command)
+    }
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Options::augment_args_for_update(command)
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let config = args.config.config()?;
+    let Args { options, stream_bits_given } = args;
+    let base = options.config.unvalidated();
+    let config = match options.board {
+        Some(board) => board::configure(&base, board, stream_bits_given.then_some(base.stream_bits))?,
+        None => {
+            base.validate()?;
+            base
+        }
+    };
     let spinner = crate::cli::progress_spinner(&format!("generating the {}-bit RTL", config.key_bits));
     let emitted = emit(&config)?;
     spinner.finish_and_clear();
-    write(&emitted, &args.out).with_context(|| format!("cannot write to {}", args.out.display()))?;
+    // The board design first: a clock it cannot make stops before anything is written.
+    let design = options.board.map(|board| board::generate(&emitted.manifest, board)).transpose()?;
+    let out = &options.out;
+    write(&emitted, out).with_context(|| format!("cannot write to {}", out.display()))?;
     let m = &emitted.manifest;
     eprintln!(
         "ecrt: wrote {} ({} modules, {} digits, {} multiplications per exponentiation) and {} to {}",
@@ -86,7 +145,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         m.digits,
         m.multiplications_per_exponentiation,
         MANIFEST_FILE,
-        args.out.display()
+        out.display()
     );
+    if let Some(design) = design {
+        design.write(out).with_context(|| format!("cannot write to {}", out.display()))?;
+        let names: Vec<&str> = design.files.iter().map(|(name, _)| name.as_str()).collect();
+        eprintln!(
+            "ecrt: wrote the {} board design ({}-bit streams, accelerator clock {:.3} MHz{}): {}\n\
+             ecrt: build the bitstream with `vivado -mode batch -source {dir}/build.tcl -tclargs {dir}` (docs/bitstream.md)",
+            design.board,
+            m.stream_bits,
+            design.clock.mhz(),
+            if design.clock.is_shared() { ", XDMA's clock" } else { " from an MMCM" },
+            names.join(", "),
+            dir = out.display(),
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
