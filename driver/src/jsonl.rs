@@ -2,7 +2,7 @@
 //! one bare decimal integer per input line; one JSON value per output line, in the same order.
 //! A line that cannot be decrypted yields `null` in its place and an error naming its line number.
 
-use crate::backend::Backend;
+use crate::api::{Decryptor, ItemError};
 use ecrt_golden::encoding::{decode, DecodeError, Encoded};
 use ecrt_golden::paillier::{check_ciphertext, decrypt_ecrt, CiphertextError};
 use ecrt_golden::phe_format::{parse_ciphertext, CiphertextFormatError};
@@ -29,7 +29,9 @@ pub enum LineError {
     #[error("{0}")]
     Decode(#[from] DecodeError),
     #[error("{0}")]
-    Backend(String),
+    Item(#[from] ItemError),
+    #[error("the {0} backend disagrees with the golden model")]
+    Disagrees(&'static str),
 }
 
 /// The outcome of a batch: one entry per input line.
@@ -54,16 +56,16 @@ impl BatchOutcome {
     }
 }
 
-/// Parses, validates, decrypts and decodes every line; bad lines never stop the good ones. With
-/// `verify_with`, each backend result is also recomputed by the golden model, and a disagreement
-/// is that line's error.
+/// Parses, validates, decrypts and decodes every line; bad lines never stop the good ones, and a
+/// backend failure fails only the lines it held. With `verify_with`, each backend result is also
+/// recomputed by the golden model, and a disagreement is that line's error.
 pub fn decrypt_lines(
-    backend: &dyn Backend,
+    decryptor: &mut Decryptor,
     public: &PublicKey,
     lines: &[&str],
     mode: OutputMode,
     verify_with: Option<&PrivateKey>,
-) -> anyhow::Result<BatchOutcome> {
+) -> BatchOutcome {
     let parsed: Vec<Result<_, LineError>> = lines
         .iter()
         .map(|line| {
@@ -76,18 +78,15 @@ pub fn decrypt_lines(
         })
         .collect();
     let valid: Vec<_> = parsed.iter().filter_map(|p| p.as_ref().ok().map(|c| c.ciphertext.clone())).collect();
-    let mut plaintexts = backend.decrypt_batch(&valid)?.into_iter();
+    let mut plaintexts = decryptor.decrypt_all(valid).into_iter();
     let lines = parsed
         .into_iter()
         .map(|p| {
             let c = p?;
-            let m = plaintexts.next().expect("one result per valid line").map_err(LineError::Backend)?;
+            let m = plaintexts.next().expect("one result per valid line")?;
             if let Some(key) = verify_with {
                 if decrypt_ecrt(key, &c.ciphertext)? != m {
-                    return Err(LineError::Backend(format!(
-                        "the {} backend disagrees with the golden model",
-                        backend.name()
-                    )));
+                    return Err(LineError::Disagrees(decryptor.backend_name()));
                 }
             }
             Ok(match mode {
@@ -98,5 +97,5 @@ pub fn decrypt_lines(
             })
         })
         .collect();
-    Ok(BatchOutcome { lines })
+    BatchOutcome { lines }
 }

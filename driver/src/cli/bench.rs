@@ -29,9 +29,12 @@ pub struct Args {
     /// Bits of the modulus n.
     #[arg(long, default_value_t = 2048)]
     pub key_bits: u64,
-    /// Ciphertexts per pass (CPU) or in the simulated batch (sim).
-    #[arg(long, default_value_t = 64)]
-    pub count: usize,
+    /// Ciphertexts per pass (CPU: 64, xdma: 20,000) or in the simulated batch (sim: 64).
+    #[arg(long)]
+    pub count: Option<usize>,
+    /// The XDMA device to measure (xdma); without it, an emulated device that answers at once.
+    #[arg(long)]
+    pub device: Option<PathBuf>,
     /// The simulated accelerator (sim): its top's parameters.
     #[command(flatten)]
     pub top: crate::cli::rtl::TopArgs,
@@ -46,7 +49,7 @@ pub struct Args {
     pub vcd: Option<PathBuf>,
     /// Interleaved passes of each measure; the median pass counts.
     #[arg(long, default_value_t = 5)]
-    rounds: usize,
+    pub rounds: usize,
     /// Threads for the throughput measure (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -165,13 +168,16 @@ fn time_pass<T>(items: &[T], mut f: impl FnMut(&T)) -> f64 {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(args.count > 0 && args.rounds > 0, "--count and --rounds must be positive");
-    if args.backend == BackendKind::Sim {
-        return crate::cli::bench_sim::run(&args);
+    match args.backend {
+        BackendKind::Sim => return crate::cli::bench_sim::run(&args),
+        BackendKind::Xdma => return crate::cli::bench_host::run(&args),
+        BackendKind::Cpu => {}
     }
+    let count = args.count.unwrap_or(64);
+    anyhow::ensure!(count > 0 && args.rounds > 0, "--count and --rounds must be positive");
     let threads = crate::cli::thread_count(args.threads);
     let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
-    eprintln!("ecrt bench: generating a {}-bit key and {} ciphertexts", args.key_bits, args.count);
+    eprintln!("ecrt bench: generating a {}-bit key and {} ciphertexts", args.key_bits, count);
     let key = PrivateKey::generate(args.key_bits, &mut rng)?;
     let cpu = CpuKey::new(&key)?;
     let mut scratch = Scratch::new()?;
@@ -179,7 +185,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Plaintexts that phe's decode accepts (positive integers up to max_int), so that its
     // `decrypt` can be timed on them too.
     let max_int = ecrt_golden::encoding::max_int(n);
-    let plaintexts: Vec<BigUint> = (0..args.count).map(|_| rng.gen_biguint_below(&max_int)).collect();
+    let plaintexts: Vec<BigUint> = (0..count).map(|_| rng.gen_biguint_below(&max_int)).collect();
     let ciphertexts: Vec<BigUint> = plaintexts.iter().map(|m| encrypt(n, m, &mut scratch)).collect::<Result<_, _>>()?;
 
     // Every backend result is checked against the golden model before anything is timed.
@@ -218,7 +224,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     bar.finish_and_clear();
 
-    let per_item_us = |name: &str| passes.get(name).map(|p| median(p.clone()) / args.count as f64 * 1e6);
+    let per_item_us = |name: &str| passes.get(name).map(|p| median(p.clone()) / count as f64 * 1e6);
     let ecrt_us = per_item_us("ecrt_cpu_ecrt").expect("measured");
     let threaded_us = per_item_us("ecrt_cpu_ecrt_threads").expect("measured");
     let phe_raw_us = per_item_us("phe_raw_decrypt");
@@ -226,10 +232,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let report = json!({
         "backend": "cpu",
         "key_bits": args.key_bits,
-        "count": args.count,
+        "count": count,
         "rounds": args.rounds,
         "threads": threads,
-        "verified": args.count,
+        "verified": count,
         "us_per_decryption": {
             "ecrt_cpu_ecrt_1_thread": ecrt_us,
             "ecrt_cpu_crt_1_thread": per_item_us("ecrt_cpu_crt"),

@@ -22,14 +22,15 @@ const UTILISATION: f64 = 0.8;
 const PROJECTION_MHZ: f64 = 100.0;
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(args.count > 0, "--count must be positive");
+    let count = args.count.unwrap_or(64);
+    anyhow::ensure!(count > 0, "--count must be positive");
     let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
-    eprintln!("ecrt bench: generating a {}-bit key and {} ciphertexts", args.key_bits, args.count);
+    eprintln!("ecrt bench: generating a {}-bit key and {} ciphertexts", args.key_bits, count);
     let key = PrivateKey::generate(args.key_bits, &mut rng)?;
     let config = args.top.config_for_key(&key, args.window_bits);
     let n = key.public().n();
     let mut scratch = Scratch::new()?;
-    let plaintexts: Vec<BigUint> = (0..args.count).map(|_| rng.gen_biguint_below(n)).collect();
+    let plaintexts: Vec<BigUint> = (0..count).map(|_| rng.gen_biguint_below(n)).collect();
     let ciphertexts: Vec<BigUint> = plaintexts.iter().map(|m| encrypt(n, m, &mut scratch)).collect::<Result<_, _>>()?;
 
     let build = BuildOptions { progress: true, ..Default::default() };

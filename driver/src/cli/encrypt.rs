@@ -40,7 +40,7 @@ pub struct Args {
 const PHEUTIL_EXPONENT: i64 = -32;
 
 /// A number as the user wrote it: integers stay exact, anything else is a float.
-fn encode_text(n: &BigUint, text: &str, exponent: Option<i64>) -> anyhow::Result<Encoded> {
+pub(crate) fn encode_text(n: &BigUint, text: &str, exponent: Option<i64>) -> anyhow::Result<Encoded> {
     let text = text.trim();
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
     let (encoded, default_target) = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {

@@ -1,8 +1,12 @@
 //! The `ecrt` command line: one module per subcommand.
 
 mod bench;
+mod bench_host;
 mod bench_sim;
 mod decrypt;
+mod demo;
+mod emulate;
+mod emulator_process;
 mod encrypt;
 mod estimate;
 mod keygen;
@@ -40,6 +44,8 @@ enum Command {
     Rtl(rtl::Args),
     BenchModexp(modexp_bench::Args),
     Estimate(estimate::Args),
+    Emulate(emulate::Args),
+    Demo(demo::Args),
 }
 
 /// Where decryptions run.
@@ -49,6 +55,8 @@ pub enum BackendKind {
     Cpu,
     /// The accelerator's Verilator model (built on first use, then cached).
     Sim,
+    /// The accelerator behind Xilinx's XDMA driver (`--device`), on a board or emulated.
+    Xdma,
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -60,6 +68,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rtl(args) => rtl::run(args),
         Command::BenchModexp(args) => modexp_bench::run(args),
         Command::Estimate(args) => estimate::run(args),
+        Command::Emulate(args) => emulate::run(args),
+        Command::Demo(args) => demo::run(args),
     }
 }
 

@@ -1,0 +1,371 @@
+//! The friendly API: open a backend, load a key, submit ciphertexts, receive plaintexts in order.
+//!
+//! ```no_run
+//! use ecrt_driver::api::{BackendSpec, Decryptor, Options};
+//! # fn main() -> anyhow::Result<()> {
+//! # let key: ecrt_golden::PrivateKey = unimplemented!();
+//! # let ciphertexts: Vec<num_bigint::BigUint> = vec![];
+//! let spec = BackendSpec::Xdma { device: "/dev/xdma0".into() };
+//! let mut decryptor = Decryptor::open(&spec, &key, Options::default())?;
+//! for c in ciphertexts {
+//!     decryptor.submit(c); // blocks while the in-flight queue is full
+//!     while let Some(done) = decryptor.try_next() {
+//!         println!("{}: {:?}", done.ticket, done.result);
+//!     }
+//! }
+//! for done in decryptor.close() {
+//!     println!("{}: {:?}", done.ticket, done.result);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Every submitted ciphertext gets exactly one [`Completion`], in submission order: its plaintext
+//! or an [`ItemError`]. A backend that fails (a lost device, a stall longer than the timeout)
+//! fails the items it held with that reason and refuses later ones; nothing is dropped silently.
+
+use crate::engine::{Engine, Event, Job};
+use ecrt_golden::{PrivateKey, PublicKey};
+use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_sim::BuildOptions;
+use num_bigint::BigUint;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Where decryptions run.
+#[derive(Debug, Clone)]
+pub enum BackendSpec {
+    /// eCRT on the host CPU on `threads` threads.
+    Cpu { threads: usize },
+    /// The accelerator's Verilator model of `config` (its key size must be the key's).
+    Sim { config: AcceleratorConfig, build: BuildOptions, progress: bool },
+    /// An accelerator behind the XDMA driver: `device` is the nodes' common prefix, e.g.
+    /// `/dev/xdma0` for `/dev/xdma0_user`, `/dev/xdma0_h2c_0` and `/dev/xdma0_c2h_0`.
+    Xdma { device: PathBuf },
+}
+
+/// How a [`Decryptor`] paces its backend.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Most ciphertexts handed to the backend and not yet answered; `submit` blocks beyond it.
+    pub queue_depth: usize,
+    /// With items outstanding, the longest wait for the next result before the backend is
+    /// declared stalled (`None`: wait forever).
+    pub timeout: Option<Duration>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { queue_depth: 256, timeout: Some(Duration::from_secs(30)) }
+    }
+}
+
+/// The largest queue depth: the XDMA backend's 16-bit tags must stay distinct in flight.
+pub const MAX_QUEUE_DEPTH: usize = 1 << 15;
+/// Submissions handed to the backend together (one wake-up of its thread per batch).
+const SEND_BATCH: usize = 32;
+/// The longest a submission waits for its batch to fill while the caller only polls.
+const SEND_DELAY: Duration = Duration::from_micros(50);
+
+/// Why one ciphertext has no plaintext.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ItemError {
+    /// Not a ciphertext under the key (outside 0 < c < n²); never sent to the backend.
+    #[error("not a valid ciphertext: {0}")]
+    Invalid(String),
+    /// The accelerator answered with an error status.
+    #[error("the accelerator answered with error status {0:#04x}")]
+    Status(u8),
+    /// The result did not survive the transfer.
+    #[error("corrupted result: {0}")]
+    Corrupted(String),
+    /// The backend failed this item alone.
+    #[error("{0}")]
+    Backend(String),
+    /// No result came within the timeout: the backend stalled.
+    #[error("no result within {0:?}: the backend stalled")]
+    Timeout(Duration),
+    /// The backend failed before answering this item (or had failed before it was submitted).
+    #[error("not decrypted: {0}")]
+    Lost(String),
+}
+
+/// One submitted ciphertext's outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// The submission's sequence number (from 0), as [`Decryptor::submit`] returned it.
+    pub ticket: u64,
+    pub result: Result<BigUint, ItemError>,
+}
+
+/// A key loaded into a backend, with a bounded queue of ciphertexts in flight.
+pub struct Decryptor {
+    engine: Engine,
+    public: PublicKey,
+    options: Options,
+    next_ticket: u64,
+    next_out: u64,
+    /// Submitted and not answered (handed to the engine, or about to be).
+    outstanding: BTreeSet<u64>,
+    /// Submitted and not yet handed to the engine, and since when.
+    unsent: Vec<Job>,
+    unsent_since: Instant,
+    /// Answered, not yet returned to the caller.
+    ready: BTreeMap<u64, Result<BigUint, ItemError>>,
+    /// Completions that `decrypt_all` met before its own, kept for `wait_next`.
+    held: VecDeque<Completion>,
+    /// Why the engine stopped, once it has.
+    failure: Option<String>,
+    last_progress: Instant,
+}
+
+impl Decryptor {
+    /// Opens the backend and loads `key` into it. Errors (no device, a bitstream for another
+    /// key size, a busy stream node, a failed build) say what to do; they never show the key.
+    pub fn open(spec: &BackendSpec, key: &PrivateKey, options: Options) -> anyhow::Result<Self> {
+        check_options(&options)?;
+        let engine = match spec {
+            BackendSpec::Cpu { threads } => Engine::batched(crate::backend::CpuBackend::new(key, *threads)?, 64),
+            BackendSpec::Sim { config, build, progress } => {
+                let sim = crate::sim::SimBackend::new(key, config, build, *progress, false)?;
+                Engine::batched(sim, 4096)
+            }
+            BackendSpec::Xdma { device } => crate::xdma::open(device, key)?,
+        };
+        Decryptor::with_engine(engine, key.public().clone(), options)
+    }
+
+    /// A decryptor over a running engine.
+    pub(crate) fn with_engine(engine: Engine, public: PublicKey, options: Options) -> anyhow::Result<Self> {
+        check_options(&options)?;
+        Ok(Decryptor {
+            engine,
+            public,
+            options,
+            next_ticket: 0,
+            next_out: 0,
+            outstanding: BTreeSet::new(),
+            unsent: Vec::with_capacity(SEND_BATCH),
+            unsent_since: Instant::now(),
+            ready: BTreeMap::new(),
+            held: VecDeque::new(),
+            failure: None,
+            last_progress: Instant::now(),
+        })
+    }
+
+    /// The backend's name, as `--backend` spells it.
+    pub fn backend_name(&self) -> &'static str {
+        self.engine.name()
+    }
+
+    /// What the backend reports about itself (for XDMA: the probed configuration).
+    pub fn description(&self) -> &str {
+        self.engine.description()
+    }
+
+    /// Submits one ciphertext and returns its ticket. Blocks while `queue_depth` items are in
+    /// flight (taking in their results meanwhile); an invalid ciphertext is answered at once.
+    pub fn submit(&mut self, ciphertext: BigUint) -> u64 {
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        if let Err(e) = check_range(&self.public, &ciphertext) {
+            self.ready.insert(ticket, Err(ItemError::Invalid(e)));
+            return ticket;
+        }
+        while self.failure.is_none() && self.outstanding.len() >= self.options.queue_depth {
+            self.pump();
+        }
+        if let Some(reason) = &self.failure {
+            self.ready.insert(ticket, Err(ItemError::Lost(reason.clone())));
+            return ticket;
+        }
+        if self.outstanding.is_empty() {
+            self.last_progress = Instant::now();
+        }
+        self.outstanding.insert(ticket);
+        if self.unsent.is_empty() {
+            self.unsent_since = Instant::now();
+        }
+        self.unsent.push(Job { ticket, ciphertext });
+        if self.unsent.len() >= SEND_BATCH {
+            self.flush();
+        }
+        ticket
+    }
+
+    /// Hands the unsent submissions to the engine.
+    fn flush(&mut self) {
+        if self.unsent.is_empty() || self.failure.is_some() {
+            return;
+        }
+        let jobs = std::mem::replace(&mut self.unsent, Vec::with_capacity(SEND_BATCH));
+        if let Err(reason) = self.engine.send(jobs) {
+            self.fail(reason, None);
+        }
+    }
+
+    /// The next completion in submission order, waiting for it; `None` once every submitted
+    /// item has been returned.
+    pub fn wait_next(&mut self) -> Option<Completion> {
+        self.held.pop_front().or_else(|| self.next_in_order())
+    }
+
+    fn next_in_order(&mut self) -> Option<Completion> {
+        loop {
+            if let Some(done) = self.take_ready() {
+                return Some(done);
+            }
+            if self.next_out == self.next_ticket {
+                return None;
+            }
+            self.pump();
+        }
+    }
+
+    /// The next completion in submission order if it is already known, without waiting.
+    pub fn try_next(&mut self) -> Option<Completion> {
+        self.held.pop_front().or_else(|| self.try_next_in_order())
+    }
+
+    fn try_next_in_order(&mut self) -> Option<Completion> {
+        if self.unsent_since.elapsed() >= SEND_DELAY {
+            self.flush();
+        }
+        while self.failure.is_none() {
+            match self.engine.try_recv() {
+                Some(events) => self.absorb(events),
+                None => break,
+            }
+        }
+        self.take_ready()
+    }
+
+    /// Decrypts a batch: one result per ciphertext, in order, whatever happens to the others.
+    /// Completions of earlier submissions not yet taken stay for `wait_next`.
+    pub fn decrypt_all(&mut self, ciphertexts: impl IntoIterator<Item = BigUint>) -> Vec<Result<BigUint, ItemError>> {
+        let first = self.next_ticket;
+        let mut results = Vec::new();
+        let mut take = |this: &mut Self, done: Completion| {
+            if done.ticket < first {
+                this.held.push_back(done);
+            } else {
+                results.push(done.result);
+            }
+        };
+        for c in ciphertexts {
+            self.submit(c);
+            while let Some(done) = self.try_next_in_order() {
+                take(self, done);
+            }
+        }
+        while let Some(done) = self.next_in_order() {
+            take(self, done);
+        }
+        results
+    }
+
+    /// Items submitted and not yet returned by `wait_next` or `try_next`.
+    pub fn pending(&self) -> usize {
+        (self.next_ticket - self.next_out) as usize + self.held.len()
+    }
+
+    /// Waits for every item in flight (within the timeout), stops the backend and returns the
+    /// completions not yet taken: together with those already returned, one per submission.
+    pub fn close(mut self) -> Vec<Completion> {
+        let mut rest = Vec::new();
+        while let Some(done) = self.wait_next() {
+            rest.push(done);
+        }
+        self.engine.shutdown();
+        rest
+    }
+
+    fn take_ready(&mut self) -> Option<Completion> {
+        let result = self.ready.remove(&self.next_out)?;
+        let ticket = self.next_out;
+        self.next_out += 1;
+        Some(Completion { ticket, result })
+    }
+
+    /// Waits for the engine's next events, at most the stall timeout, and takes them in.
+    fn pump(&mut self) {
+        if self.failure.is_some() {
+            return;
+        }
+        // About to wait: what was submitted must be on its way.
+        self.flush();
+        let stall_deadline = self.options.timeout.map(|t| self.last_progress + t);
+        match self.engine.recv(stall_deadline) {
+            Some(events) => self.absorb(events),
+            None => {
+                if let (false, Some(timeout)) = (self.outstanding.is_empty(), self.options.timeout) {
+                    self.fail(format!("no result within {timeout:?}: the backend stalled"), Some(timeout));
+                }
+            }
+        }
+    }
+
+    fn absorb(&mut self, events: Vec<Event>) {
+        for event in events {
+            match event {
+                Event::Done(ticket, result) => {
+                    if self.outstanding.remove(&ticket) {
+                        self.ready.insert(ticket, result);
+                    }
+                }
+                Event::Failed(reason) => self.fail(reason, None),
+            }
+        }
+        self.last_progress = Instant::now();
+    }
+
+    /// The engine stopped: every outstanding item fails with `reason` and later ones are refused.
+    fn fail(&mut self, reason: String, timeout: Option<Duration>) {
+        if self.failure.is_some() {
+            return;
+        }
+        self.unsent.clear();
+        for ticket in std::mem::take(&mut self.outstanding) {
+            let error = match timeout {
+                Some(t) => ItemError::Timeout(t),
+                None => ItemError::Lost(reason.clone()),
+            };
+            self.ready.insert(ticket, Err(error));
+        }
+        self.engine.shutdown();
+        self.failure = Some(reason);
+    }
+
+    /// Why the backend stopped, if it has (later submissions fail with this reason).
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+}
+
+fn check_options(options: &Options) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        (1..=MAX_QUEUE_DEPTH).contains(&options.queue_depth),
+        "the queue depth must be 1 to {MAX_QUEUE_DEPTH}, not {}",
+        options.queue_depth
+    );
+    Ok(())
+}
+
+/// 0 < c < n². Whether gcd(c, n) = 1 is not checked per item: a gcd costs far more than the rest
+/// of the host's work for one decryption, and a c sharing a factor with n would reveal the key to
+/// whoever made it anyway. (`ecrt_golden::paillier::check_ciphertext` checks it, for callers that
+/// want it; `ecrt decrypt` does.)
+fn check_range(public: &PublicKey, c: &BigUint) -> Result<(), String> {
+    if c.bits() == 0 || c >= public.n_squared() {
+        let bits = public.n_squared().bits();
+        return Err(format!("a ciphertext is an integer 0 < c < n² ({bits} bits), this one has {} bits", c.bits()));
+    }
+    Ok(())
+}
+
+impl Drop for Decryptor {
+    fn drop(&mut self) {
+        self.engine.shutdown();
+    }
+}

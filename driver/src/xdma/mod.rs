@@ -1,0 +1,43 @@
+//! The `xdma` backend: the accelerator on a board behind Xilinx's XDMA driver (DESIGN.md §5), or
+//! the same nodes served by `ecrt emulate`. Opening probes the register block and refuses a
+//! bitstream that does not fit the key, loads the key once through the registers, then starts the
+//! C2H reader before the H2C writer ([`stream`]).
+
+pub mod nodes;
+pub mod probe;
+pub mod stream;
+
+use crate::engine::Engine;
+use anyhow::Context;
+use ecrt_golden::PrivateKey;
+use nodes::DeviceNodes;
+use probe::DeviceInfo;
+use std::path::Path;
+use std::sync::mpsc;
+
+/// Opens the device whose nodes start with `device` (e.g. `/dev/xdma0`) and loads `key`.
+pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
+    let nodes = DeviceNodes::new(device);
+    let mut user = nodes.open_user()?;
+    let info = DeviceInfo::probe(&mut user).with_context(|| format!("cannot use {}", nodes.user.display()))?;
+    let config = info.config();
+    let hw = crate::sim::hardware_key(key, &config)
+        .with_context(|| format!("the accelerator at {} cannot take this key ({info})", device.display()))?;
+    let key_id = probe::key_id(key.public().n());
+    probe::load_key(&mut user, &hw, config.window_bits, key_id)
+        .with_context(|| format!("cannot load the key into {}", device.display()))?;
+    let c2h = nodes.open_c2h()?;
+    let h2c = nodes.open_h2c()?;
+    let setup = stream::StreamSetup {
+        layout: info.layout()?,
+        key_id,
+        modulus: key.public().n().clone(),
+        window: info.cores,
+        h2c_name: nodes.h2c.display().to_string(),
+        c2h_name: nodes.c2h.display().to_string(),
+    };
+    let (jobs, job_rx) = mpsc::channel();
+    let (event_tx, events) = mpsc::channel();
+    let (threads, stop) = stream::start(h2c, c2h, setup, job_rx, event_tx);
+    Ok(Engine::new("xdma", format!("{} ({info})", device.display()), jobs, events, threads, Some(stop)))
+}

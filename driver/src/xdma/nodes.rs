@@ -1,0 +1,236 @@
+//! The XDMA driver's device nodes, as dma_ip_drivers' XDMA/linux-kernel creates them: the
+//! AXI4-Lite BAR (`_user`, 4-byte `pread`/`pwrite`) and one AXI4-Stream channel each way
+//! (`_h2c_0` writes packets, `_c2h_0` reads them; it opens once). Transfers use 4 KiB-aligned
+//! buffers, as the driver pins user pages for DMA, and loop over short reads and writes.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+
+/// DMA buffers start on a page.
+pub const BUFFER_ALIGN: usize = 4096;
+/// The XDMA driver moves at most this many bytes per call.
+pub const MAX_TRANSFER: usize = 0x7fff_f000;
+
+/// The nodes of one XDMA device, from their common prefix (`/dev/xdma0`).
+#[derive(Debug, Clone)]
+pub struct DeviceNodes {
+    pub user: PathBuf,
+    pub h2c: PathBuf,
+    pub c2h: PathBuf,
+}
+
+impl DeviceNodes {
+    pub fn new(prefix: &Path) -> Self {
+        let node = |suffix: &str| {
+            let mut name = prefix.as_os_str().to_owned();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        DeviceNodes { user: node("_user"), h2c: node("_h2c_0"), c2h: node("_c2h_0") }
+    }
+
+    /// Opens the register node.
+    pub fn open_user(&self) -> anyhow::Result<UserRegisters> {
+        let file = OpenOptions::new().read(true).write(true).open(&self.user).map_err(|e| open_error(&self.user, e))?;
+        Ok(UserRegisters { file, path: self.user.clone() })
+    }
+
+    /// Opens the card-to-host stream (first: its reader must run before anything is written).
+    pub fn open_c2h(&self) -> anyhow::Result<File> {
+        File::open(&self.c2h).map_err(|e| open_error(&self.c2h, e))
+    }
+
+    /// Opens the host-to-card stream.
+    pub fn open_h2c(&self) -> anyhow::Result<File> {
+        OpenOptions::new().write(true).open(&self.h2c).map_err(|e| open_error(&self.h2c, e))
+    }
+}
+
+fn open_error(path: &Path, e: io::Error) -> anyhow::Error {
+    let hint = match e.raw_os_error() {
+        Some(libc_errno::ENOENT) => {
+            " (is the XDMA driver loaded and the bitstream programmed? see docs/bitstream.md; \
+             for the emulated device run `ecrt emulate --mount DIR` and pass --device DIR/xdma0)"
+        }
+        Some(libc_errno::EBUSY) => " (a C2H stream opens once: another process has it open)",
+        Some(libc_errno::EACCES) => " (permission denied: run as root or add a udev rule for the XDMA nodes)",
+        Some(libc_errno::ENOTCONN) => " (the emulated device's FUSE server is gone: unmount with fusermount3 -u)",
+        _ => "",
+    };
+    anyhow::anyhow!("cannot open {}: {e}{hint}", path.display())
+}
+
+/// errno values named here (std exposes only the raw number).
+mod libc_errno {
+    pub const ENOENT: i32 = 2;
+    pub const EACCES: i32 = 13;
+    pub const EBUSY: i32 = 16;
+    pub const ENOTCONN: i32 = 107;
+}
+
+/// 32-bit registers of the AXI4-Lite BAR.
+pub trait Registers {
+    fn read(&mut self, offset: u32) -> io::Result<u32>;
+    fn write(&mut self, offset: u32, value: u32) -> io::Result<()>;
+}
+
+/// The `_user` node: each register access is one 4-byte `pread` or `pwrite` at its offset.
+pub struct UserRegisters {
+    file: File,
+    path: PathBuf,
+}
+
+impl UserRegisters {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Registers for UserRegisters {
+    fn read(&mut self, offset: u32) -> io::Result<u32> {
+        let mut bytes = [0u8; 4];
+        self.file.read_exact_at(&mut bytes, u64::from(offset))?;
+        Ok(u32::from_le_bytes(bytes))
+    }
+
+    fn write(&mut self, offset: u32, value: u32) -> io::Result<()> {
+        self.file.write_all_at(&value.to_le_bytes(), u64::from(offset))
+    }
+}
+
+/// A zeroed, page-aligned byte buffer.
+pub struct AlignedBuf {
+    ptr: NonNull<u8>,
+    layout: Layout,
+    len: usize,
+}
+
+// The buffer owns its allocation exclusively, like a Vec<u8>.
+unsafe impl Send for AlignedBuf {}
+
+impl AlignedBuf {
+    pub fn new(len: usize) -> Self {
+        let layout = Layout::from_size_align(len.max(1).next_multiple_of(BUFFER_ALIGN), BUFFER_ALIGN)
+            .expect("buffer size fits the address space");
+        // SAFETY: the layout has a nonzero size.
+        let ptr =
+            NonNull::new(unsafe { alloc_zeroed(layout) }).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        AlignedBuf { ptr, layout, len }
+    }
+}
+
+impl std::ops::Deref for AlignedBuf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        // SAFETY: ptr points to layout.size() ≥ len initialised bytes owned by self.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for AlignedBuf {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in deref, and &mut self makes the access exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        // SAFETY: allocated in new with this layout.
+        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+/// Writes all of `bytes` to an H2C stream, at most [`MAX_TRANSFER`] bytes per call, resuming
+/// after short writes and interruptions.
+pub fn write_packet(h2c: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
+    let mut sent = 0;
+    while sent < bytes.len() {
+        let end = bytes.len().min(sent + MAX_TRANSFER);
+        match h2c.write(&bytes[sent..end]) {
+            Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "the stream took no bytes")),
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Reads what a C2H stream has, at most `buf.len()` (capped at [`MAX_TRANSFER`]) bytes; a
+/// stream read returns early at the end of a packet. Interruptions are retried.
+pub fn read_some(c2h: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let end = buf.len().min(MAX_TRANSFER);
+    loop {
+        match c2h.read(&mut buf[..end]) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_page_aligned_and_zeroed() {
+        for len in [0, 1, 972, 4096, 5000] {
+            let buf = AlignedBuf::new(len);
+            assert_eq!(buf.as_ptr() as usize % BUFFER_ALIGN, 0);
+            assert_eq!(buf.len(), len);
+            assert!(buf.iter().all(|&b| b == 0));
+        }
+    }
+
+    /// Takes at most `step` bytes per call, failing with EINTR every other call.
+    struct Trickle {
+        got: Vec<u8>,
+        step: usize,
+        calls: usize,
+    }
+
+    impl Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.calls += 1;
+            if self.calls % 2 == 0 {
+                return Err(io::Error::from(io::ErrorKind::Interrupted));
+            }
+            let n = buf.len().min(self.step);
+            self.got.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn short_writes_are_resumed() {
+        let data: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
+        let mut sink = Trickle { got: vec![], step: 300, calls: 0 };
+        write_packet(&mut sink, &data).unwrap();
+        assert_eq!(sink.got, data);
+        let mut stuck = Trickle { got: vec![], step: 0, calls: 0 };
+        assert_eq!(write_packet(&mut stuck, &data).unwrap_err().kind(), io::ErrorKind::WriteZero);
+    }
+
+    #[test]
+    fn node_names_follow_the_xdma_driver() {
+        let nodes = DeviceNodes::new(Path::new("/dev/xdma1"));
+        assert_eq!(nodes.user, Path::new("/dev/xdma1_user"));
+        assert_eq!(nodes.h2c, Path::new("/dev/xdma1_h2c_0"));
+        assert_eq!(nodes.c2h, Path::new("/dev/xdma1_c2h_0"));
+    }
+
+    #[test]
+    fn a_missing_device_says_what_to_do() {
+        let nodes = DeviceNodes::new(Path::new("/nonexistent/xdma9"));
+        let message = nodes.open_user().err().unwrap().to_string();
+        assert!(message.contains("/nonexistent/xdma9_user") && message.contains("XDMA driver"), "{message}");
+    }
+}

@@ -1,0 +1,411 @@
+//! The two threads that move frames: a reader on C2H, started first, and a writer on H2C. Each
+//! request carries a 16-bit tag; the tag table maps the tags in flight to the decryptor's tickets,
+//! so results may come back in any order. The reader reads only while results are owed, so an
+//! idle engine never sits in a device read. The writer packs what is queued into one packet, up
+//! to the device's window (one frame per core), and the reader takes whole bursts of results.
+
+use crate::api::ItemError;
+use crate::engine::{Event, Job, StopHook};
+use crate::xdma::nodes::{read_some, write_packet, AlignedBuf};
+use ecrt_hdl::interface::{self as itf, FrameLayout};
+use num_bigint::BigUint;
+use std::collections::{HashMap, VecDeque};
+use std::io::{self, Read, Write};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+/// Result frames one C2H read asks for at most (a stream read returns early at a packet's end).
+const READ_FRAMES: usize = 64;
+/// Request frames one H2C write carries at most.
+const WRITE_FRAMES: usize = 64;
+
+/// What the stream threads need to know.
+#[derive(Clone)]
+pub struct StreamSetup {
+    pub layout: FrameLayout,
+    pub key_id: u8,
+    /// n: a plaintext at or above it is corrupt.
+    pub modulus: BigUint,
+    /// Most request frames at the device unanswered: as many as it has cores, so that every frame
+    /// written is taken at once and an H2C transfer never waits on a decryption (the XDMA driver
+    /// fails a transfer that waits longer than its timeout).
+    pub window: usize,
+    /// Node names for messages.
+    pub h2c_name: String,
+    pub c2h_name: String,
+}
+
+#[derive(Default)]
+struct TagTable {
+    tickets: HashMap<u16, u64>,
+    next_tag: u16,
+    stopping: bool,
+}
+
+impl TagTable {
+    /// A tag not in flight (the decryptor keeps fewer than 2^16 items in flight).
+    fn assign(&mut self, ticket: u64) -> u16 {
+        while self.tickets.contains_key(&self.next_tag) {
+            self.next_tag = self.next_tag.wrapping_add(1);
+        }
+        let tag = self.next_tag;
+        self.next_tag = self.next_tag.wrapping_add(1);
+        self.tickets.insert(tag, ticket);
+        tag
+    }
+}
+
+type Shared = Arc<(Mutex<TagTable>, Condvar)>;
+
+fn table(shared: &Shared) -> std::sync::MutexGuard<'_, TagTable> {
+    shared.0.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Starts the reader, then the writer. Returns the threads and the hook that stops the reader.
+pub fn start(
+    mut h2c: impl Write + Send + 'static,
+    mut c2h: impl Read + Send + 'static,
+    setup: StreamSetup,
+    jobs: Receiver<Vec<Job>>,
+    events: Sender<Vec<Event>>,
+) -> (Vec<JoinHandle<()>>, StopHook) {
+    let shared: Shared = Arc::default();
+    let reader = {
+        let (shared, setup, events) = (shared.clone(), setup.clone(), events.clone());
+        std::thread::spawn(move || {
+            if let Err(reason) = read_results(&mut c2h, &setup, &shared, &events) {
+                let _ = events.send(vec![Event::Failed(reason)]);
+            }
+        })
+    };
+    let writer = {
+        let shared = shared.clone();
+        std::thread::spawn(move || {
+            if let Err(reason) = write_requests(&mut h2c, &setup, &shared, &jobs, &events) {
+                let _ = events.send(vec![Event::Failed(reason)]);
+            }
+        })
+    };
+    let stop: StopHook = Box::new(move || {
+        table(&shared).stopping = true;
+        shared.1.notify_all();
+    });
+    (vec![reader, writer], stop)
+}
+
+/// Writes the queued requests, as many as are waiting (up to [`WRITE_FRAMES`]) in one packet:
+/// frames have fixed sizes, so a packet may hold several, and one transfer moves them all.
+fn write_requests(
+    h2c: &mut impl Write,
+    setup: &StreamSetup,
+    shared: &Shared,
+    jobs: &Receiver<Vec<Job>>,
+    events: &Sender<Vec<Event>>,
+) -> Result<(), String> {
+    let layout = setup.layout;
+    let window = setup.window.max(1);
+    let mut buf = AlignedBuf::new(layout.request_bytes * WRITE_FRAMES.min(window));
+    let mut tags = Vec::with_capacity(WRITE_FRAMES);
+    let mut backlog: VecDeque<Job> = VecDeque::new();
+    loop {
+        if backlog.is_empty() {
+            match jobs.recv() {
+                Ok(more) => backlog.extend(more),
+                Err(_) => return Ok(()),
+            }
+        }
+        let room = {
+            let mut t = table(shared);
+            while t.tickets.len() >= window && !t.stopping {
+                t = shared.1.wait(t).unwrap_or_else(|e| e.into_inner());
+            }
+            if t.stopping {
+                return Ok(());
+            }
+            (window - t.tickets.len()).min(WRITE_FRAMES)
+        };
+        for more in jobs.try_iter() {
+            backlog.extend(more);
+        }
+        tags.clear();
+        let mut invalid = Vec::new();
+        for job in backlog.drain(..room.min(backlog.len())) {
+            let tag = table(shared).assign(job.ticket);
+            let frame = tags.len() * layout.request_bytes;
+            let out = &mut buf[frame..frame + layout.request_bytes];
+            match itf::encode_request_into(tag, setup.key_id, &job.ciphertext, &layout, out) {
+                Ok(()) => tags.push(tag),
+                Err(e) => {
+                    table(shared).tickets.remove(&tag);
+                    invalid.push(Event::Done(job.ticket, Err(ItemError::Invalid(e.to_string()))));
+                }
+            }
+        }
+        if !invalid.is_empty() {
+            let _ = events.send(invalid);
+        }
+        if tags.is_empty() {
+            continue;
+        }
+        // The reader may now owe these results.
+        shared.1.notify_all();
+        if let Err(e) = write_packet(h2c, &buf[..tags.len() * layout.request_bytes]) {
+            let mut t = table(shared);
+            for tag in &tags {
+                t.tickets.remove(tag);
+            }
+            return Err(format!("cannot write requests to {}: {e}", setup.h2c_name));
+        }
+    }
+}
+
+fn read_results(
+    c2h: &mut impl Read,
+    setup: &StreamSetup,
+    shared: &Shared,
+    events: &Sender<Vec<Event>>,
+) -> Result<(), String> {
+    let frame_bytes = setup.layout.result_bytes;
+    let mut buf = AlignedBuf::new(frame_bytes * READ_FRAMES);
+    let mut carry: Vec<u8> = Vec::with_capacity(2 * frame_bytes);
+    loop {
+        let owed = {
+            let mut t = table(shared);
+            while t.tickets.is_empty() && !t.stopping {
+                t = shared.1.wait(t).unwrap_or_else(|e| e.into_inner());
+            }
+            if t.stopping {
+                return Ok(());
+            }
+            t.tickets.len()
+        };
+        let want = (owed.min(READ_FRAMES) * frame_bytes).saturating_sub(carry.len()).max(1);
+        let n = match read_some(c2h, &mut buf[..want]) {
+            Ok(0) => return Err(format!("{} ended its stream", setup.c2h_name)),
+            Ok(n) => n,
+            // The XDMA driver gives up on a read after its timeout; the decryptor has its own.
+            Err(e) if matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock) => continue,
+            Err(e) => return Err(format!("cannot read results from {}: {e}", setup.c2h_name)),
+        };
+        carry.extend_from_slice(&buf[..n]);
+        let whole = carry.len() / frame_bytes * frame_bytes;
+        let mut done = Vec::with_capacity(whole / frame_bytes);
+        for frame in carry[..whole].chunks_exact(frame_bytes) {
+            match settle(frame, setup, shared) {
+                Ok((ticket, result)) => done.push(Event::Done(ticket, result)),
+                Err(reason) => {
+                    let _ = events.send(done);
+                    return Err(reason);
+                }
+            }
+        }
+        if !done.is_empty() {
+            let _ = events.send(done);
+        }
+        // The writer may have room again.
+        shared.1.notify_all();
+        carry.drain(..whole);
+    }
+}
+
+/// The ticket a result frame answers and its outcome. A frame whose tag is not in flight means
+/// the stream is out of step: nothing after it can be trusted.
+fn settle(frame: &[u8], setup: &StreamSetup, shared: &Shared) -> Result<(u64, Result<BigUint, ItemError>), String> {
+    let tag = u16::from_le_bytes([frame[0], frame[1]]);
+    let ticket = table(shared).tickets.remove(&tag).ok_or_else(|| {
+        format!("{} returned a result for tag {tag}, which is not in flight: the stream is out of step", setup.c2h_name)
+    })?;
+    let result = match itf::decode_result(frame, setup.layout.digits, setup.layout.stream_bits) {
+        Err(e) => Err(ItemError::Corrupted(e.to_string())),
+        Ok(r) if !r.is_ok() => Err(ItemError::Status(r.status)),
+        Ok(r) if r.plaintext >= setup.modulus => Err(ItemError::Corrupted("the plaintext is not below n".into())),
+        Ok(r) => Ok(r.plaintext),
+    };
+    Ok((ticket, result))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The stream threads against an in-memory card: a thread that answers request packets with
+    //! result packets, after a script of faults.
+    use super::*;
+    use crate::api::{Decryptor, ItemError, Options};
+    use crate::engine::Engine;
+    use ecrt_hdl::interface::ResultFrame;
+    use std::sync::mpsc::{self, Receiver, Sender};
+    use std::time::Duration;
+
+    const DIGITS: usize = 8;
+    const STREAM_BITS: usize = 64;
+
+    fn layout() -> FrameLayout {
+        FrameLayout::new(DIGITS, STREAM_BITS).unwrap()
+    }
+
+    /// H2C: each write is one packet (one or more request frames), forwarded whole to the card.
+    struct PacketSink(Sender<Vec<u8>>);
+    impl Write for PacketSink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.send(buf.to_vec()).map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// C2H: a read returns at most one packet (the end of a packet ends a stream read).
+    struct PacketSource {
+        packets: Receiver<Vec<u8>>,
+        rest: Vec<u8>,
+    }
+    impl Read for PacketSource {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.rest.is_empty() {
+                self.rest = match self.packets.recv_timeout(Duration::from_millis(50)) {
+                    Ok(p) => p,
+                    Err(mpsc::RecvTimeoutError::Timeout) => return Err(io::ErrorKind::TimedOut.into()),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return Err(io::ErrorKind::NotConnected.into()),
+                };
+            }
+            let n = buf.len().min(self.rest.len());
+            buf[..n].copy_from_slice(&self.rest[..n]);
+            self.rest.drain(..n);
+            Ok(n)
+        }
+    }
+
+    #[derive(Clone, Copy, Default)]
+    struct Faults {
+        /// Answer this many requests, then go silent.
+        stall_after: Option<usize>,
+        /// Set bit 31 of the first limb word of this result.
+        corrupt: Option<usize>,
+        /// Hang up after this many results.
+        die_after: Option<usize>,
+        /// Answer with status 0x02 for this request.
+        malformed: Option<usize>,
+    }
+
+    /// A card whose plaintext is the ciphertext mod n, answering pairs of requests in swapped
+    /// order (results may overtake one another), one result per packet.
+    fn start_card(n: BigUint, faults: Faults) -> (PacketSink, PacketSource) {
+        let (h2c_tx, h2c_rx) = mpsc::channel::<Vec<u8>>();
+        let (c2h_tx, c2h_rx) = mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            let mut held: Option<Vec<u8>> = None;
+            let frames = h2c_rx
+                .iter()
+                .flat_map(|packet| packet.chunks(layout().request_bytes).map(<[u8]>::to_vec).collect::<Vec<_>>());
+            for (k, packet) in frames.enumerate() {
+                if faults.stall_after.is_some_and(|s| k >= s) || faults.die_after.is_some_and(|d| k >= d) {
+                    if faults.die_after.is_some() {
+                        return;
+                    }
+                    continue;
+                }
+                let request = itf::decode_request(&packet, DIGITS, STREAM_BITS).unwrap();
+                let status = if faults.malformed == Some(k) { itf::RESULT_MALFORMED } else { 0 };
+                let plaintext = if status == 0 { &request.ciphertext % &n } else { BigUint::default() };
+                let frame = ResultFrame { tag: request.tag, status, plaintext };
+                let mut bytes = itf::words_to_bytes(&itf::encode_result_words(&frame, DIGITS, STREAM_BITS).unwrap());
+                if faults.corrupt == Some(k) {
+                    bytes[7] |= 0x80;
+                }
+                match held.take() {
+                    None if k % 2 == 0 => held = Some(bytes),
+                    None => c2h_tx.send(bytes).unwrap(),
+                    Some(first) => {
+                        c2h_tx.send(bytes).unwrap();
+                        c2h_tx.send(first).unwrap();
+                    }
+                }
+            }
+            if let Some(last) = held {
+                let _ = c2h_tx.send(last);
+            }
+        });
+        (PacketSink(h2c_tx), PacketSource { packets: c2h_rx, rest: vec![] })
+    }
+
+    fn modulus() -> BigUint {
+        // The prime 2^64 − 59: ciphertexts below n² fit 2·8 limbs of 17 bits.
+        BigUint::from(0xffff_ffff_ffff_ffc5u64)
+    }
+
+    fn decryptor(faults: Faults, options: Options) -> Decryptor {
+        let (h2c, c2h) = start_card(modulus(), faults);
+        let setup = StreamSetup {
+            layout: layout(),
+            key_id: 7,
+            modulus: modulus(),
+            window: 16,
+            h2c_name: "h2c".into(),
+            c2h_name: "c2h".into(),
+        };
+        let (jobs, job_rx) = mpsc::channel();
+        let (event_tx, events) = mpsc::channel();
+        let (threads, stop) = start(h2c, c2h, setup, job_rx, event_tx);
+        let engine = Engine::new("xdma", "test card".into(), jobs, events, threads, Some(stop));
+        Decryptor::with_engine(engine, ecrt_golden::PublicKey::new(modulus()).unwrap(), options).unwrap()
+    }
+
+    fn ciphertexts(count: u64) -> Vec<BigUint> {
+        // Units mod n: n is prime.
+        (0..count).map(|i| BigUint::from(1_000_003u64 * (i + 2))).collect()
+    }
+
+    #[test]
+    fn results_come_back_in_order_through_a_small_queue() {
+        let mut d = decryptor(Faults::default(), Options { queue_depth: 3, timeout: Some(Duration::from_secs(5)) });
+        let cs = ciphertexts(50);
+        let results = d.decrypt_all(cs.clone());
+        let expected: Vec<_> = cs.iter().map(|c| Ok(c % modulus())).collect();
+        assert_eq!(results, expected);
+        assert!(d.close().is_empty());
+    }
+
+    #[test]
+    fn item_errors_stay_with_their_items() {
+        let faults = Faults { corrupt: Some(3), malformed: Some(5), ..Default::default() };
+        let mut d = decryptor(faults, Options::default());
+        let mut cs = ciphertexts(8);
+        cs.insert(2, modulus() * modulus()); // not below n²: never reaches the card
+        let results = d.decrypt_all(cs.clone());
+        assert_eq!(results.len(), 9);
+        assert!(matches!(&results[2], Err(ItemError::Invalid(_))), "{:?}", results[2]);
+        // Card request k is batch item k (k < 2) or k + 1.
+        assert!(matches!(&results[4], Err(ItemError::Corrupted(m)) if m.contains("above the 17-bit limb")));
+        assert_eq!(results[6], Err(ItemError::Status(itf::RESULT_MALFORMED)));
+        for i in [0, 1, 3, 5, 7, 8] {
+            assert_eq!(results[i], Ok(&cs[i] % modulus()), "item {i}");
+        }
+    }
+
+    #[test]
+    fn a_stalled_card_times_out_and_every_item_is_accounted_for() {
+        let faults = Faults { stall_after: Some(4), ..Default::default() };
+        let timeout = Duration::from_millis(300);
+        let mut d = decryptor(faults, Options { queue_depth: 4, timeout: Some(timeout) });
+        let results = d.decrypt_all(ciphertexts(10));
+        assert_eq!(results.len(), 10);
+        assert!(results[..4].iter().all(|r| r.is_ok()), "{results:?}");
+        assert!(results[4..8].iter().all(|r| *r == Err(ItemError::Timeout(timeout))), "{results:?}");
+        // Submitted after the stall was declared: refused with the reason.
+        assert!(results[8..].iter().all(|r| matches!(r, Err(ItemError::Lost(m)) if m.contains("stalled"))));
+        assert!(d.failure().is_some());
+    }
+
+    #[test]
+    fn a_lost_card_fails_what_it_held() {
+        let faults = Faults { die_after: Some(6), ..Default::default() };
+        let mut d = decryptor(faults, Options { queue_depth: 2, timeout: Some(Duration::from_secs(5)) });
+        let results = d.decrypt_all(ciphertexts(12));
+        assert_eq!(results.len(), 12);
+        assert!(results[..6].iter().all(|r| r.is_ok()), "{results:?}");
+        for r in &results[6..] {
+            assert!(matches!(r, Err(ItemError::Lost(m)) if m.contains("c2h") || m.contains("h2c")), "{r:?}");
+        }
+    }
+}
