@@ -63,7 +63,7 @@ impl Default for Options {
 /// The largest queue depth: the XDMA backend's 16-bit tags must stay distinct in flight.
 pub const MAX_QUEUE_DEPTH: usize = 1 << 15;
 /// Submissions handed to the backend together (one wake-up of its thread per batch).
-const SEND_BATCH: usize = 32;
+const SEND_BATCH: usize = 64;
 /// The longest a submission waits for its batch to fill while the caller only polls.
 const SEND_DELAY: Duration = Duration::from_micros(50);
 

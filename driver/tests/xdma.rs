@@ -131,7 +131,10 @@ fn every_phe_vector_decrypts_through_the_emulated_device() {
         assert_eq!(lines(&xdma), lines(&cpu), "{bits}-bit: the XDMA backend and the CPU agree");
         let raw: Vec<String> = cases.iter().map(|c| c["raw_plaintext"].to_string()).collect();
         assert_eq!(lines(&xdma), raw, "{bits}-bit: phe's plaintexts");
-        // The decoded values too, as phe's decrypt gives them.
+        // The decoded values too, as phe's decrypt gives them (one size: decoding is the host's).
+        if bits != 1024 {
+            continue;
+        }
         let decoded = ecrt(
             &["decrypt", "--key", &key, "--in", &cts, "--backend", "xdma", "--device", &device],
             Duration::from_secs(30 * 60),

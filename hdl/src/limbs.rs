@@ -29,15 +29,17 @@ pub fn to_limbs(x: &BigUint, count: usize) -> Vec<u64> {
 /// fit): [`to_limbs`] without the allocation, for the host's framing.
 pub fn write_limbs(x: &BigUint, out: &mut [u32]) {
     assert!(x.bits() as usize <= LIMB_BITS * out.len(), "{} bits do not fit in {} limbs", x.bits(), out.len());
-    let words = x.to_u64_digits();
-    let word = |i: usize| words.get(i).copied().unwrap_or(0);
-    for (j, limb) in out.iter_mut().enumerate() {
-        let (index, offset) = (j * LIMB_BITS / 64, j * LIMB_BITS % 64);
-        let mut v = word(index) >> offset;
-        if offset + LIMB_BITS > 64 {
-            v |= word(index + 1) << (64 - offset);
+    // A bit reservoir fed 64 bits at a time: one pass over x's digits, no allocation.
+    let mut digits = x.iter_u64_digits();
+    let (mut reservoir, mut held) = (0u128, 0usize);
+    for limb in out.iter_mut() {
+        if held < LIMB_BITS {
+            reservoir |= u128::from(digits.next().unwrap_or(0)) << held;
+            held += 64;
         }
-        *limb = (v & LIMB_MASK) as u32;
+        *limb = (reservoir as u64 & LIMB_MASK) as u32;
+        reservoir >>= LIMB_BITS;
+        held -= LIMB_BITS;
     }
 }
 

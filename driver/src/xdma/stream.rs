@@ -41,6 +41,9 @@ struct TagTable {
     tickets: HashMap<u16, u64>,
     next_tag: u16,
     stopping: bool,
+    /// Who sleeps on the condition variable: a wake-up is a system call, made only for them.
+    writer_waiting: bool,
+    reader_waiting: bool,
 }
 
 impl TagTable {
@@ -115,10 +118,15 @@ fn write_requests(
                 Err(_) => return Ok(()),
             }
         }
+        // Write when half the window is free (or all that is queued fits): fewer, larger
+        // transfers, while the other half keeps the cores busy.
+        let wanted = backlog.len().max(1).min(window.div_ceil(2));
         let room = {
             let mut t = table(shared);
-            while t.tickets.len() >= window && !t.stopping {
+            while window - t.tickets.len().min(window) < wanted && !t.stopping {
+                t.writer_waiting = true;
                 t = shared.1.wait(t).unwrap_or_else(|e| e.into_inner());
+                t.writer_waiting = false;
             }
             if t.stopping {
                 return Ok(());
@@ -149,7 +157,9 @@ fn write_requests(
             continue;
         }
         // The reader may now owe these results.
-        shared.1.notify_all();
+        if table(shared).reader_waiting {
+            shared.1.notify_all();
+        }
         if let Err(e) = write_packet(h2c, &buf[..tags.len() * layout.request_bytes]) {
             let mut t = table(shared);
             for tag in &tags {
@@ -173,7 +183,9 @@ fn read_results(
         let owed = {
             let mut t = table(shared);
             while t.tickets.is_empty() && !t.stopping {
+                t.reader_waiting = true;
                 t = shared.1.wait(t).unwrap_or_else(|e| e.into_inner());
+                t.reader_waiting = false;
             }
             if t.stopping {
                 return Ok(());
@@ -204,7 +216,9 @@ fn read_results(
             let _ = events.send(done);
         }
         // The writer may have room again.
-        shared.1.notify_all();
+        if table(shared).writer_waiting {
+            shared.1.notify_all();
+        }
         carry.drain(..whole);
     }
 }
