@@ -91,23 +91,9 @@ pub fn measure_host_overhead(
     let (_emulator, device) = match device {
         Some(device) => (None, device.to_path_buf()),
         None => {
-            let emulator_args: Vec<String> = [
-                "--key-bits",
-                &config.key_bits.to_string(),
-                // It takes any number of requests at once: the driver's window (one frame per
-                // core) then lets every transfer carry up to 64 frames.
-                "--cores",
-                "64",
-                "--stream-bits",
-                &config.stream_bits.to_string(),
-                "--window-bits",
-                &config.window_bits.to_string(),
-                "--responder",
-                "instant",
-            ]
-            .map(String::from)
-            .to_vec();
-            let emulator = EmulatorProcess::start(mount.path(), &emulator_args, false)?;
+            // It takes any number of requests at once: the driver's window (one frame per core)
+            // then lets every transfer carry up to 64 frames.
+            let emulator = EmulatorProcess::start_for(mount.path(), config, 64, "instant", false)?;
             let device = emulator.device_prefix().to_path_buf();
             (Some(emulator), device)
         }

@@ -109,19 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     step("the emulated XDMA device (ecrt emulate), backed by the Verilator model");
     let mount = tempfile::Builder::new().prefix("ecrt-demo-xdma").tempdir()?;
-    let emulator_args: Vec<String> = [
-        "--key-bits",
-        &config.key_bits.to_string(),
-        "--cores",
-        &config.cores.to_string(),
-        "--stream-bits",
-        &config.stream_bits.to_string(),
-        "--window-bits",
-        &config.window_bits.to_string(),
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut emulator = EmulatorProcess::start(mount.path(), &emulator_args, true)?;
+    let mut emulator = EmulatorProcess::start_for(mount.path(), &config, config.cores, "rtl", true)?;
 
     step(&format!("{} decryptions offloaded through the XDMA backend, each checked", args.count));
     let device = emulator.device_prefix().to_path_buf();

@@ -18,7 +18,7 @@ impl EmulatorProcess {
     /// Starts `ecrt emulate --mount DIR ARGS…` and waits until it reports the mount (a first
     /// Verilator build can take minutes; its progress goes to stderr). `echo` forwards the
     /// emulator's messages to stderr.
-    pub fn start(mount: &Path, args: &[String], echo: bool) -> anyhow::Result<Self> {
+    fn start(mount: &Path, args: &[String], echo: bool) -> anyhow::Result<Self> {
         let exe = std::env::current_exe().context("cannot find the ecrt executable")?;
         let mut child = Command::new(exe)
             .arg("emulate")
@@ -54,6 +54,25 @@ impl EmulatorProcess {
         };
         let status = process.child.wait()?;
         bail!("`ecrt emulate` stopped before mounting ({status}): {last}")
+    }
+
+    /// Starts the emulated device of `config`, with `cores` cores and the given responder.
+    pub fn start_for(
+        mount: &Path,
+        config: &ecrt_hdl::config::AcceleratorConfig,
+        cores: usize,
+        responder: &str,
+        echo: bool,
+    ) -> anyhow::Result<Self> {
+        let args = [
+            ("--key-bits", config.key_bits.to_string()),
+            ("--cores", cores.to_string()),
+            ("--stream-bits", config.stream_bits.to_string()),
+            ("--window-bits", config.window_bits.to_string()),
+            ("--responder", responder.to_string()),
+        ];
+        let args: Vec<String> = args.into_iter().flat_map(|(flag, value)| [flag.to_string(), value]).collect();
+        Self::start(mount, &args, echo)
     }
 
     /// The device prefix to pass as `--device`.
