@@ -269,3 +269,24 @@ fn a_missing_device_says_how_to_get_one() {
         "{err}"
     );
 }
+
+/// The host-overhead bench runs against its own emulated device and reports its figures.
+#[test]
+fn the_host_overhead_bench_reports_its_figures() {
+    let out = ecrt(
+        &["bench", "--backend", "xdma", "--key-bits", "1024", "--count", "300", "--rounds", "2", "--json"],
+        Duration::from_secs(300),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for field in [
+        "host_cpu_us_per_decryption",
+        "user_us_per_decryption",
+        "system_us_per_decryption",
+        "framing_us_per_decryption",
+    ] {
+        let value = report[field].as_f64().unwrap_or_else(|| panic!("bench JSON lacks {field}"));
+        assert!(value > 0.0, "{field} = {value}");
+    }
+    assert_eq!(report["count"], 300);
+}
