@@ -279,14 +279,11 @@ fn the_host_overhead_bench_reports_its_figures() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    for field in [
-        "host_cpu_us_per_decryption",
-        "user_us_per_decryption",
-        "system_us_per_decryption",
-        "framing_us_per_decryption",
-    ] {
-        let value = report[field].as_f64().unwrap_or_else(|| panic!("bench JSON lacks {field}"));
-        assert!(value > 0.0, "{field} = {value}");
+    // CPU time is accounted coarsely: each part may read 0 on a short run, their sum may not.
+    let field = |name: &str| report[name].as_f64().unwrap_or_else(|| panic!("bench JSON lacks {name}"));
+    for name in ["user_us_per_decryption", "system_us_per_decryption", "framing_us_per_decryption"] {
+        assert!(field(name) >= 0.0, "{name}");
     }
+    assert!(field("host_cpu_us_per_decryption") > 0.0);
     assert_eq!(report["count"], 300);
 }
