@@ -287,3 +287,24 @@ fn the_host_overhead_bench_reports_its_figures() {
     assert!(field("host_cpu_us_per_decryption") > 0.0);
     assert_eq!(report["count"], 300);
 }
+
+/// Level 5, on a board (ignored unless /dev/xdma* exists when the tests are built): the phe
+/// vectors of the bitstream's key size through /dev/xdma0 (or $ECRT_XDMA_DEVICE), against the CPU.
+#[test]
+#[cfg_attr(not(xdma_board), ignore = "needs an XDMA device (/dev/xdma*)")]
+fn the_phe_vectors_decrypt_on_the_board() {
+    let device = std::env::var("ECRT_XDMA_DEVICE").unwrap_or_else(|_| "/dev/xdma0".into());
+    let mut user = ecrt_driver::xdma::nodes::DeviceNodes::new(Path::new(&device)).open_user().unwrap();
+    let info = ecrt_driver::xdma::probe::DeviceInfo::probe(&mut user).unwrap();
+    let bits = info.key_bits as u32;
+    assert!([1024, 2048, 3072].contains(&bits), "no phe vectors for the board's {bits}-bit keys");
+    let dir = tempfile::tempdir().unwrap();
+    let (key, cts, cases) = vector_files(dir.path(), bits);
+    let out = ecrt(
+        &["decrypt", "--key", &key, "--in", &cts, "--backend", "xdma", "--device", &device, "--raw"],
+        Duration::from_secs(600),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let raw: Vec<String> = cases.iter().map(|c| c["raw_plaintext"].to_string()).collect();
+    assert_eq!(lines(&out), raw);
+}
