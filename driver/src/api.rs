@@ -60,7 +60,8 @@ impl Default for Options {
     }
 }
 
-/// The largest queue depth: the XDMA backend's 16-bit tags must stay distinct in flight.
+/// The largest queue depth (a bound on the decryptor's own bookkeeping; the XDMA backend keeps
+/// far fewer at the card, one per core, so its 16-bit tags stay distinct).
 pub const MAX_QUEUE_DEPTH: usize = 1 << 15;
 /// Submissions handed to the backend together (one wake-up of its thread per batch).
 const SEND_BATCH: usize = 64;

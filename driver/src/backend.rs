@@ -1,5 +1,5 @@
-//! One decryption API over backends: the CPU here, the Verilator model in [`crate::sim`]; the
-//! board over XDMA (`xdma`) comes with the board driver.
+//! The raw layer under [`crate::api::Decryptor`] for backends that decrypt whole batches: the
+//! CPU here, the Verilator model in [`crate::sim`]. The XDMA backend streams ([`crate::xdma`]).
 
 use crate::batch::parallel_map;
 use crate::cpu::{CpuKey, Scratch};

@@ -432,7 +432,9 @@ pub fn result_header(tag: u16, status: u8) -> u32 {
 
 /// The exact 17-bit limbs of `x`, least significant first, `count` of them (x must fit).
 fn limbs_of(x: &BigUint, count: usize) -> Vec<u32> {
-    crate::limbs::to_limbs(x, count).into_iter().map(|l| l as u32).collect()
+    let mut limbs = vec![0; count];
+    crate::limbs::write_limbs(x, &mut limbs);
+    limbs
 }
 
 /// `words` padded with zero words to a whole number of beats.
@@ -459,14 +461,7 @@ pub fn encode_request_words(
     digits: usize,
     stream_bits: usize,
 ) -> Result<Vec<u32>, FrameError> {
-    let layout = FrameLayout::new(digits, stream_bits)?;
-    let max_bits = 2 * digits * LIMB_BITS;
-    if ciphertext.bits() > max_bits as u64 {
-        return Err(FrameError::CiphertextTooLarge { bits: ciphertext.bits(), max_bits });
-    }
-    let mut words = vec![request_header(tag, key_id)];
-    words.extend(limbs_of(ciphertext, 2 * digits));
-    Ok(pad(words, layout.lanes))
+    Ok(bytes_to_words(&encode_request(tag, key_id, ciphertext, digits, stream_bits)?))
 }
 
 /// Writes a request frame into `out` (exactly [`FrameLayout::request_bytes`] bytes): what
@@ -504,7 +499,10 @@ pub fn encode_request(
     digits: usize,
     stream_bits: usize,
 ) -> Result<Vec<u8>, FrameError> {
-    Ok(words_to_bytes(&encode_request_words(tag, key_id, ciphertext, digits, stream_bits)?))
+    let layout = FrameLayout::new(digits, stream_bits)?;
+    let mut bytes = vec![0; layout.request_bytes];
+    encode_request_into(tag, key_id, ciphertext, &layout, &mut bytes)?;
+    Ok(bytes)
 }
 
 /// The words of a result frame, padded to whole beats (what the card sends; for models and tests).

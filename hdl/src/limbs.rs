@@ -10,19 +10,9 @@ const LIMB_MASK: u64 = (1 << LIMB_BITS) - 1;
 
 /// The exact 17-bit limbs of `x`, least significant first, `count` of them (x must fit).
 pub fn to_limbs(x: &BigUint, count: usize) -> Vec<u64> {
-    assert!(x.bits() as usize <= LIMB_BITS * count, "{} bits do not fit in {count} limbs", x.bits());
-    let words = x.to_u64_digits();
-    let word = |i: usize| words.get(i).copied().unwrap_or(0);
-    (0..count)
-        .map(|j| {
-            let (index, offset) = (j * LIMB_BITS / 64, j * LIMB_BITS % 64);
-            let mut v = word(index) >> offset;
-            if offset + LIMB_BITS > 64 {
-                v |= word(index + 1) << (64 - offset);
-            }
-            v & LIMB_MASK
-        })
-        .collect()
+    let mut limbs = vec![0u32; count];
+    write_limbs(x, &mut limbs);
+    limbs.into_iter().map(u64::from).collect()
 }
 
 /// Writes the exact 17-bit limbs of `x`, least significant first, one per `out` entry (x must

@@ -39,7 +39,7 @@ struct Pass {
 }
 
 fn measure(count: usize, work: impl FnOnce()) -> Pass {
-    let (user0, system0, start) = (cpu_time().0, cpu_time().1, Instant::now());
+    let ((user0, system0), start) = (cpu_time(), Instant::now());
     work();
     let wall = start.elapsed().as_secs_f64();
     let (user1, system1) = cpu_time();

@@ -70,11 +70,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect();
     let n = key.public().n();
     let mut scratch = Scratch::new()?;
-    let mut lines = String::new();
+    let (mut lines, mut ciphertexts) = (String::new(), Vec::new());
     for value in &values {
         let encoded = encode_text(n, value, None)?;
         let ciphertext = encrypt(n, &encoded.encoding, &mut scratch)?;
-        lines += &(format_ciphertext(&PheCiphertext { ciphertext, exponent: encoded.exponent }) + "\n");
+        lines +=
+            &(format_ciphertext(&PheCiphertext { ciphertext: ciphertext.clone(), exponent: encoded.exponent }) + "\n");
+        ciphertexts.push(ciphertext);
     }
     std::fs::write(out.join("values.txt"), values.join("\n") + "\n")?;
     std::fs::write(out.join("ciphertexts.jsonl"), &lines)?;
@@ -94,10 +96,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     step("the Verilator model (built on first use, then cached), and its cycle counts");
     let build = BuildOptions { progress: true, ..Default::default() };
     let sim = SimBackend::new(&key, &config, &build, false, false)?;
-    let ciphertexts: Vec<_> = lines
-        .lines()
-        .map(|l| ecrt_golden::phe_format::parse_ciphertext(l).map(|c| c.ciphertext))
-        .collect::<Result<_, _>>()?;
     // Two rounds through every core: the first meets idle cores (latency), the second is steady.
     let probe: Vec<_> = ciphertexts.iter().cycle().take(2 * config.cores).cloned().collect();
     let report = sim.run(&probe, OutputPacing::Always)?;

@@ -52,24 +52,16 @@ impl DeviceNodes {
 
 fn open_error(path: &Path, e: io::Error) -> anyhow::Error {
     let hint = match e.raw_os_error() {
-        Some(libc_errno::ENOENT) => {
+        Some(libc::ENOENT) => {
             " (is the XDMA driver loaded and the bitstream programmed? see docs/bitstream.md; \
              for the emulated device run `ecrt emulate --mount DIR` and pass --device DIR/xdma0)"
         }
-        Some(libc_errno::EBUSY) => " (a C2H stream opens once: another process has it open)",
-        Some(libc_errno::EACCES) => " (permission denied: run as root or add a udev rule for the XDMA nodes)",
-        Some(libc_errno::ENOTCONN) => " (the emulated device's FUSE server is gone: unmount with fusermount3 -u)",
+        Some(libc::EBUSY) => " (a C2H stream opens once: another process has it open)",
+        Some(libc::EACCES) => " (permission denied: run as root or add a udev rule for the XDMA nodes)",
+        Some(libc::ENOTCONN) => " (the emulated device's FUSE server is gone: unmount with fusermount3 -u)",
         _ => "",
     };
     anyhow::anyhow!("cannot open {}: {e}{hint}", path.display())
-}
-
-/// errno values named here (std exposes only the raw number).
-mod libc_errno {
-    pub const ENOENT: i32 = 2;
-    pub const EACCES: i32 = 13;
-    pub const EBUSY: i32 = 16;
-    pub const ENOTCONN: i32 = 107;
 }
 
 /// 32-bit registers of the AXI4-Lite BAR.
