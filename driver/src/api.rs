@@ -24,9 +24,8 @@
 //! fails the items it held with that reason and refuses later ones; nothing is dropped silently.
 
 use crate::engine::{Engine, Event, Job};
+pub use crate::item::{Completion, ItemError};
 use ecrt_golden::{PrivateKey, PublicKey};
-use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_sim::BuildOptions;
 use num_bigint::BigUint;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
@@ -38,7 +37,8 @@ pub enum BackendSpec {
     /// eCRT on the host CPU on `threads` threads.
     Cpu { threads: usize },
     /// The accelerator's Verilator model of `config` (its key size must be the key's).
-    Sim { config: AcceleratorConfig, build: BuildOptions, progress: bool },
+    #[cfg(feature = "sim")]
+    Sim { config: ecrt_contract::config::AcceleratorConfig, build: ecrt_sim::BuildOptions, progress: bool },
     /// An accelerator behind the XDMA driver: `device` is the nodes' common prefix, e.g.
     /// `/dev/xdma0` for `/dev/xdma0_user`, `/dev/xdma0_h2c_0` and `/dev/xdma0_c2h_0`.
     Xdma { device: PathBuf },
@@ -68,37 +68,6 @@ const SEND_BATCH: usize = 64;
 /// The longest a submission waits for its batch to fill while the caller only polls.
 const SEND_DELAY: Duration = Duration::from_micros(50);
 
-/// Why one ciphertext has no plaintext.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ItemError {
-    /// Not a ciphertext under the key (outside 0 < c < n²); never sent to the backend.
-    #[error("not a valid ciphertext: {0}")]
-    Invalid(String),
-    /// The accelerator answered with an error status.
-    #[error("the accelerator answered with error status {0:#04x}")]
-    Status(u8),
-    /// The result did not survive the transfer.
-    #[error("corrupted result: {0}")]
-    Corrupted(String),
-    /// The backend failed this item alone.
-    #[error("{0}")]
-    Backend(String),
-    /// No result came within the timeout: the backend stalled.
-    #[error("no result within {0:?}: the backend stalled")]
-    Timeout(Duration),
-    /// The backend failed before answering this item (or had failed before it was submitted).
-    #[error("not decrypted: {0}")]
-    Lost(String),
-}
-
-/// One submitted ciphertext's outcome.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Completion {
-    /// The submission's sequence number (from 0), as [`Decryptor::submit`] returned it.
-    pub ticket: u64,
-    pub result: Result<BigUint, ItemError>,
-}
-
 /// A key loaded into a backend, with a bounded queue of ciphertexts in flight.
 pub struct Decryptor {
     engine: Engine,
@@ -127,6 +96,7 @@ impl Decryptor {
         check_options(&options)?;
         let engine = match spec {
             BackendSpec::Cpu { threads } => Engine::batched(crate::backend::CpuBackend::new(key, *threads)?, 64),
+            #[cfg(feature = "sim")]
             BackendSpec::Sim { config, build, progress } => {
                 let sim = crate::sim::SimBackend::new(key, config, build, *progress, false)?;
                 Engine::batched(sim, 4096)
@@ -296,12 +266,13 @@ impl Decryptor {
         }
         // About to wait: what was submitted must be on its way.
         self.flush();
-        let stall_deadline = self.options.timeout.map(|t| self.last_progress + t);
+        // A timeout too long to add to an Instant is as good as none.
+        let stall_deadline = self.options.timeout.and_then(|t| self.last_progress.checked_add(t));
         match self.engine.recv(stall_deadline) {
             Some(events) => self.absorb(events),
             None => {
                 if let (false, Some(timeout)) = (self.outstanding.is_empty(), self.options.timeout) {
-                    self.fail(format!("no result within {timeout:?}: the backend stalled"), Some(timeout));
+                    self.fail(ItemError::Timeout(timeout).to_string(), Some(timeout));
                 }
             }
         }

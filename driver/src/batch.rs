@@ -35,6 +35,24 @@ where
     E: Send,
 {
     let bar = progress_bar(items.len(), label);
+    let results = parallel_map_on(&bar, items, threads, init, work);
+    bar.finish_and_clear();
+    results
+}
+
+/// [`parallel_map`] advancing a bar the caller owns (one bar over several batches of a stream).
+pub fn parallel_map_on<T, S, R, E>(
+    bar: &ProgressBar,
+    items: &[T],
+    threads: usize,
+    init: impl Fn() -> Result<S, E> + Sync,
+    work: impl Fn(&mut S, &T) -> R + Sync,
+) -> Result<Vec<R>, E>
+where
+    T: Sync,
+    R: Send,
+    E: Send,
+{
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::with_capacity(items.len()));
     let threads = threads.clamp(1, items.len().max(1));
@@ -58,7 +76,6 @@ where
             .collect();
         workers.into_iter().map(|w| w.join().expect("worker thread panicked")).collect()
     });
-    bar.finish_and_clear();
     outcomes.into_iter().collect::<Result<(), E>>()?;
     let mut results = results.into_inner().expect("workers finished");
     results.sort_unstable_by_key(|(i, _)| *i);

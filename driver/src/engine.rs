@@ -2,7 +2,7 @@
 //! jobs go in, events come out, both in batches so that a thread is woken once per batch rather
 //! than once per item. The decryptor keeps the order, the bounds and the timeouts.
 
-use crate::api::ItemError;
+use crate::item::ItemError;
 use crate::backend::Backend;
 use num_bigint::BigUint;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

@@ -3,11 +3,10 @@
 //! and plaintexts come back as result frames, exactly as over XDMA; only the transport differs.
 
 use crate::backend::Backend;
-use anyhow::{bail, Context};
-use ecrt_golden::hw::{EcrtHwKey, Schedule};
+use anyhow::Context;
 use ecrt_golden::PrivateKey;
-use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_hdl::interface::{self as itf, FrameLayout};
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::interface::{self as itf, FrameLayout};
 use ecrt_sim::accelerator::{AcceleratorSim, OutputPacing, RunReport};
 use ecrt_sim::BuildOptions;
 use num_bigint::BigUint;
@@ -41,7 +40,7 @@ impl SimBackend {
         trace: bool,
     ) -> anyhow::Result<Self> {
         config.validate()?;
-        let hw = hardware_key(key, config)?;
+        let hw = ecrt_contract::host::hardware_key(key, config)?;
         let mut sim = AcceleratorSim::build(config, build, trace).context("cannot build the Verilator model")?;
         sim.load_key(&hw, KEY_ID).context("cannot load the key into the model")?;
         Ok(SimBackend { sim: Mutex::new(sim), config: config.clone(), progress })
@@ -77,20 +76,6 @@ impl SimBackend {
         bar.finish_and_clear();
         Ok(report)
     }
-}
-
-/// The golden model's hardware form of `key`, checked against the configuration.
-pub fn hardware_key(key: &PrivateKey, config: &AcceleratorConfig) -> anyhow::Result<EcrtHwKey> {
-    let n_bits = key.public().n().bits() as usize;
-    if n_bits != config.key_bits {
-        bail!("the key has a {n_bits}-bit modulus but the accelerator is configured for {} bits", config.key_bits);
-    }
-    let schedule = Schedule::FixedWindow { window_bits: config.window_bits as u32 };
-    let hw = key.hardware(config.limb_bits as u32, schedule).context("the key does not suit the accelerator")?;
-    if hw.digits() != config.digits() || hw.exp_bits() != config.exponent_bits() {
-        bail!("the key's primes do not have {} bits each, as the accelerator needs", config.exponent_bits());
-    }
-    Ok(hw)
 }
 
 impl Backend for SimBackend {

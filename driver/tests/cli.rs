@@ -188,7 +188,8 @@ fn keygen_encrypt_decrypt_round_trip() {
 }
 
 /// `--backend sim` gives the CPU backend's output byte for byte on the 1024-bit phe vectors, with a
-/// bad line among them, and the bench's JSON has every field the issue asks for.
+/// bad line among them, and the bench's JSON has every measure's field
+/// (docs/background.md#measures-and-targets).
 #[test]
 fn sim_backend_matches_the_cpu_backend() {
     let dir = tempfile::tempdir().unwrap();
@@ -226,4 +227,301 @@ fn sim_backend_matches_the_cpu_backend() {
     }
     assert_eq!(report["verified"], 3);
     assert!(report["latency_cycles"].as_u64().unwrap() > 0);
+}
+
+/// `ecrt ARGS` with `stdin` as raw bytes, failing the test if it runs longer than `limit`.
+fn ecrt_within(args: &[&str], stdin: &[u8], limit: std::time::Duration) -> Output {
+    use std::io::{Read, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ecrt"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut input, mut stdout, mut stderr) =
+        (child.stdin.take().unwrap(), child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let stdin = stdin.to_vec();
+    // A command that fails early may close its stdin unread.
+    let writer = std::thread::spawn(move || drop(input.write_all(&stdin)));
+    let out_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        stdout.read_to_end(&mut bytes).map(|_| bytes).unwrap_or_default()
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        stderr.read_to_end(&mut bytes).map(|_| bytes).unwrap_or_default()
+    });
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`ecrt {}` ran longer than {limit:?}", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    writer.join().unwrap();
+    Output { status, stdout: out_reader.join().unwrap(), stderr: err_reader.join().unwrap() }
+}
+
+const SECONDS_10: std::time::Duration = std::time::Duration::from_secs(10);
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+fn b64(x: &num_bigint::BigUint) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(x.to_bytes_be())
+}
+
+/// A private key is written 0600 into a new file renamed into place, replaces nothing without
+/// `--force`, and --out and --public-out cannot name one file.
+#[test]
+fn keygen_writes_keys_0600_and_replaces_nothing_without_force() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("x.jwk");
+    std::fs::write(&key, "an older key").unwrap();
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let key_arg = key.to_str().unwrap();
+    let out = ecrt(&["keygen", "--bits", "512", "--out", key_arg], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exists; pass --force to replace it"));
+    assert_eq!(std::fs::read_to_string(&key).unwrap(), "an older key");
+
+    let out = ecrt(&["keygen", "--bits", "512", "--out", key_arg, "--force"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(mode(&key), 0o600, "the replaced key keeps none of the old file's mode");
+    ecrt_golden::phe_format::read_private_key(&std::fs::read_to_string(&key).unwrap()).unwrap();
+
+    // One file named twice, even spelled differently: refused before anything is written.
+    let same = dir.path().join("same.jwk");
+    let same_again = dir.path().join(".").join("same.jwk");
+    for extra in [&[][..], &["--force"][..]] {
+        let mut args = vec!["keygen", "--bits", "512", "--out", same.to_str().unwrap()];
+        args.extend(["--public-out", same_again.to_str().unwrap()]);
+        args.extend(extra);
+        let out = ecrt(&args, "");
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("--out and --public-out name the same file"), "{stderr}");
+        assert!(!same.exists());
+    }
+
+    // An existing public key file is not replaced either, and then no private key is made.
+    let public = dir.path().join("x.pub");
+    std::fs::write(&public, "kept").unwrap();
+    let fresh = dir.path().join("fresh.jwk");
+    let out = ecrt(&["keygen", "--out", fresh.to_str().unwrap(), "--public-out", public.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!fresh.exists());
+    assert_eq!(std::fs::read_to_string(&public).unwrap(), "kept");
+    let mut names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["x.jwk", "x.pub"], "no temporary file is left behind");
+}
+
+/// `ecrt demo --out DIR` does not replace a key in DIR without `--force` (nor start its work).
+#[test]
+fn demo_replaces_no_key_without_force() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("key.jwk");
+    std::fs::write(&key, "someone's key").unwrap();
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = ecrt_within(&["demo", "--out", dir.path().to_str().unwrap()], b"", SECONDS_10);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("key.jwk exists; pass --force"));
+    assert_eq!(std::fs::read_to_string(&key).unwrap(), "someone's key");
+}
+
+/// A line that is not UTF-8 is that line's error, for `decrypt` (stdin and --in) and `encrypt --in`.
+#[test]
+fn invalid_utf8_fails_its_line_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture(1024);
+    let key = write(dir.path(), "key.jwk", &file["private_key"].to_string());
+    let case = &file["cases"][3];
+    let good = case["ciphertext"].to_string();
+    let input = [good.as_bytes(), b"\n\xff\n", good.as_bytes(), b"\n"].concat();
+    let path = dir.path().join("cts.jsonl");
+    std::fs::write(&path, &input).unwrap();
+    let from_file = ["decrypt", "--key", &key, "--in", path.to_str().unwrap()];
+    for (args, stdin) in [(&["decrypt", "--key", &key][..], &input[..]), (&from_file[..], &b""[..])] {
+        let out = ecrt_within(args, stdin, SECONDS_10 * 6);
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let value = case["value"].to_string();
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{value}\nnull\n{value}\n"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("line 2: the line is not UTF-8 text (invalid byte at column 1)"), "{stderr}");
+    }
+
+    let numbers = dir.path().join("numbers.txt");
+    std::fs::write(&numbers, b"42\n\xc3\x28\n7\n").unwrap();
+    let out = ecrt_within(&["encrypt", "--key", &key, "--in", numbers.to_str().unwrap()], b"", SECONDS_10 * 6);
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].starts_with("{\"v\": ") && lines[1] == "null" && lines[2].starts_with("{\"v\": "), "{lines:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("value 2: the line is not UTF-8"));
+}
+
+/// `--timeout` is 0 or at most a day: anything else is refused with the range, never a panic.
+#[test]
+fn timeouts_out_of_range_are_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture(1024);
+    let key = write(dir.path(), "key.jwk", &file["private_key"].to_string());
+    let device = dir.path().join("none").join("xdma0");
+    for timeout in ["1e20", "1e19", "86400.5", "-1", "nan", "inf", "soon"] {
+        for backend in [&["--backend", "cpu"][..], &["--backend", "xdma", "--device", device.to_str().unwrap()]] {
+            let flag = format!("--timeout={timeout}");
+            let out = ecrt_within(&[&["decrypt", "--key", &key, &flag][..], backend].concat(), b"1\n", SECONDS_10);
+            assert_eq!(out.status.code(), Some(2), "{timeout}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains("--timeout") && stderr.contains("86400"), "{timeout}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+    let good = file["cases"][0]["ciphertext"].to_string() + "\n";
+    let out = ecrt_within(&["decrypt", "--key", &key, "--timeout", "86400"], good.as_bytes(), SECONDS_10 * 6);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Key files are small regular files, opened without blocking; key sizes are checked (with the
+/// supported range in the message) before any primality test or exponentiation.
+#[test]
+fn key_files_and_key_sizes_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.jwk");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let big = dir.path().join("big.jwk");
+    std::fs::write(&big, vec![b' '; 2 << 20]).unwrap();
+    for (path, expected) in [
+        ("/dev/zero", "/dev/zero is a character device, not a key file"),
+        (fifo.to_str().unwrap(), "is a FIFO, not a key file"),
+        (big.to_str().unwrap(), "is larger than 1024 KiB"),
+    ] {
+        for command in ["decrypt", "encrypt"] {
+            let mut args = vec![command, "--key", path];
+            if command == "encrypt" {
+                args.extend(["--", "1"]);
+            }
+            let out = ecrt_within(&args, b"", SECONDS_10);
+            assert_eq!(out.status.code(), Some(2));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(expected), "{command} {path}: {stderr}");
+        }
+    }
+
+    // p and q of 166,100 bits each (primes or not: the size is refused first), and n = p·q.
+    let mut rng = rand::thread_rng();
+    let prime_sized = |rng: &mut rand::rngs::ThreadRng| {
+        let x = num_bigint::RandBigInt::gen_biguint(rng, 166_100);
+        x | (num_bigint::BigUint::from(1u32) << 166_099u32) | num_bigint::BigUint::from(1u32)
+    };
+    let (p, q) = (prime_sized(&mut rng), prime_sized(&mut rng));
+    let n = &p * &q;
+    let public = serde_json::json!({"kty": "DAJ", "alg": "PAI-GN1", "key_ops": ["encrypt"], "n": b64(&n)});
+    let private = serde_json::json!({"kty": "DAJ", "key_ops": ["decrypt"], "p": b64(&p), "q": b64(&q), "pub": public});
+    let private_path = write(dir.path(), "huge.jwk", &private.to_string());
+    let public_path = write(dir.path(), "huge.pub", &public.to_string());
+    let small = ecrt_golden::PrivateKey::generate(256, &mut rng).unwrap();
+    let small_path = write(dir.path(), "small.jwk", &ecrt_golden::phe_format::write_private_key(&small, "t"));
+    for (args, bits) in [
+        (vec!["decrypt", "--key", &private_path], n.bits()),
+        (vec!["encrypt", "--key", &public_path, "--", "1"], n.bits()),
+        (vec!["encrypt", "--key", &private_path, "--", "1"], n.bits()),
+        (vec!["decrypt", "--key", &small_path], 256),
+    ] {
+        let out = ecrt_within(&args, b"1\n", SECONDS_10);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let expected = format!("the key's modulus n has {bits} bits; ecrt supports keys of 512 to 8192 bits");
+        assert!(stderr.contains(&expected), "{args:?}: {stderr}");
+        assert!(!stderr.contains(&b64(&p)[..16]), "{stderr}");
+    }
+}
+
+/// An over-long line is that line's error (its bytes are skipped, never held) and the lines after
+/// it are still answered; --out cannot be --in, which it would truncate before reading.
+#[test]
+fn long_lines_fail_alone_and_the_output_cannot_be_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture(1024);
+    let key = write(dir.path(), "key.jwk", &file["private_key"].to_string());
+    let case = &file["cases"][3];
+    let good = case["ciphertext"].to_string();
+    let long = "7".repeat(100_000);
+    let input = format!("{good}\n{long}\n{good}");
+    let out = ecrt_within(&["decrypt", "--key", &key], input.as_bytes(), SECONDS_10 * 6);
+    assert_eq!(out.status.code(), Some(1));
+    let value = case["value"].to_string();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{value}\nnull\n{value}\n"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("line 2: the line is longer than 65536 bytes (skipped)"), "{stderr}");
+
+    let out = ecrt_within(&["encrypt", "--key", &key], format!("1\n{long}\n2\n").as_bytes(), SECONDS_10 * 6);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().filter(|l| *l == "null").count(), 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("value 2: the line is longer than 65536 bytes"));
+
+    let cts = write(dir.path(), "cts.jsonl", &input);
+    let same = dir.path().join(".").join("cts.jsonl");
+    let out = ecrt_within(&["decrypt", "--key", &key, "--in", &cts, "--out", same.to_str().unwrap()], b"", SECONDS_10);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--out and --in name the same file"));
+    assert_eq!(std::fs::read_to_string(&cts).unwrap(), input);
+}
+
+/// A ciphertext whose exponent makes a huge integer gets null and its line number, not megabytes.
+#[test]
+fn huge_exponents_fail_their_line_instead_of_flooding_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture(1024);
+    let key = write(dir.path(), "key.jwk", &file["private_key"].to_string());
+    let v = &file["cases"][3]["ciphertext"]["v"];
+    let input = format!("{{\"v\": {v}, \"e\": 1000000}}\n{{\"v\": {v}, \"e\": 0}}\n");
+    let out = ecrt_within(&["decrypt", "--key", &key], input.as_bytes(), SECONDS_10 * 6);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "null");
+    assert!(lines.len() == 2 && lines[1].parse::<num_bigint::BigInt>().is_ok() && stdout.len() < 2000, "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("line 1: the value is an integer of more than 4300 digits (exponent 1000000)"), "{stderr}");
+}
+
+/// `--device` must name the XDMA driver's character devices (or `ecrt emulate`'s FUSE nodes):
+/// regular files in their place are refused before any register write.
+#[test]
+fn device_nodes_that_are_regular_files_are_refused_untouched() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture(1024);
+    let key = write(dir.path(), "key.jwk", &file["private_key"].to_string());
+    let nodes: Vec<PathBuf> =
+        ["_user", "_h2c_0", "_c2h_0"].iter().map(|s| dir.path().join(format!("xdma0{s}"))).collect();
+    for node in &nodes {
+        std::fs::write(node, b"").unwrap();
+        std::fs::set_permissions(node, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let device = dir.path().join("xdma0");
+    let good = file["cases"][0]["ciphertext"].to_string() + "\n";
+    let args = ["decrypt", "--key", &key, "--backend", "xdma", "--device", device.to_str().unwrap()];
+    let out = ecrt_within(&args, good.as_bytes(), SECONDS_10);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("xdma0_user is a regular file, not the XDMA driver's character device"), "{stderr}");
+    for node in &nodes {
+        assert_eq!(std::fs::metadata(node).unwrap().len(), 0, "{} was written", node.display());
+    }
 }

@@ -3,8 +3,8 @@
 //! the accelerator's Verilator model. Needs FUSE (/dev/fuse; root or fusermount3).
 
 use ecrt_driver::emulate::{Emulator, EmulatorOptions, Fault, ResponderKind};
-use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_hdl::interface::{self as itf, FrameLayout, ResultFrame};
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::interface::{self as itf, FrameLayout, ResultFrame};
 use num_bigint::BigUint;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -435,7 +435,7 @@ fn the_rtl_model_decrypts_through_the_nodes() {
 
     let (user, mut h2c, mut c2h) = (rig.user(), rig.h2c(), rig.c2h());
     assert_eq!(read_register(&user, itf::REG_KEY_BITS), 512);
-    let loads = ecrt_hdl::host::decryption_key_loads(&hw, config.window_bits);
+    let loads = ecrt_contract::host::decryption_key_loads(&hw, config.window_bits);
     for (offset, value) in itf::key_load_writes(&loads, KEY_ID) {
         write_register(&user, offset, value);
     }
@@ -454,4 +454,71 @@ fn the_rtl_model_decrypts_through_the_nodes() {
     }
     eprintln!("2 decryptions in {:.1} s", started.elapsed().as_secs_f64());
     assert_eq!(read_register(&user, itf::REG_JOBS_OUT), 2);
+}
+
+/// The instant responder (the contract's register model) and the RTL's register block answer the
+/// same register sequences with the same reads: the probe, a key load, refused writes, clears and
+/// random accesses over the whole map.
+#[test]
+fn the_instant_responder_and_the_rtl_share_one_register_model() {
+    use ecrt_contract::session::{self, RegisterBus};
+    use ecrt_driver::emulate::{InstantResponder, Responder, RtlResponder};
+    use rand::{Rng, SeedableRng};
+
+    struct Bus<'a>(&'a mut dyn Responder, Vec<u32>);
+    impl RegisterBus for Bus<'_> {
+        type Error = std::io::Error;
+        fn read(&mut self, offset: u32) -> std::io::Result<u32> {
+            let value = self.0.read_register(offset).map_err(std::io::Error::other)?;
+            self.1.push(value);
+            Ok(value)
+        }
+        fn write(&mut self, offset: u32, value: u32) -> std::io::Result<()> {
+            self.0.write_register(offset, value).map_err(std::io::Error::other)
+        }
+    }
+
+    // The configuration of the RTL test above: its model is built once.
+    let config = AcceleratorConfig { key_bits: 512, cores: 1, stream_bits: 64, ..Default::default() };
+    let mut rng = rand::rngs::StdRng::seed_from_u64(77);
+    let key = ecrt_golden::PrivateKey::generate(512, &mut rng).unwrap();
+    let hw = ecrt_contract::host::hardware_key(&key, &config).unwrap();
+    let offsets: Vec<u32> = itf::REGISTERS.iter().map(|r| r.offset).chain([0x3FC, 0x046, 0x1000]).collect();
+    let script: Vec<(u32, Option<u32>)> = (0..300)
+        .map(|_| {
+            let offset = offsets[rng.gen_range(0..offsets.len())];
+            let value = match rng.gen_range(0..4) {
+                0 => itf::KEY_CONTROL_BEGIN,
+                1 => itf::key_control_commit(rng.gen()),
+                _ => rng.gen(),
+            };
+            (offset, rng.gen_bool(0.5).then_some(value))
+        })
+        .collect();
+    let run = |responder: &mut dyn Responder| -> Vec<u32> {
+        let mut bus = Bus(responder, Vec::new());
+        let info = session::DeviceInfo::probe(&mut bus).unwrap();
+        assert_eq!(info.config(), config);
+        session::load_key(&mut bus, &hw, config.window_bits, KEY_ID).unwrap();
+        // Refused: KEY_DATA and COMMIT with no load open; then cleared.
+        bus.write(itf::REG_KEY_DATA, 5).unwrap();
+        bus.write(itf::REG_KEY_CONTROL, itf::key_control_commit(9)).unwrap();
+        for r in itf::REGISTERS {
+            bus.read(r.offset).unwrap();
+        }
+        bus.write(itf::REG_ERRORS, u32::MAX).unwrap();
+        for &(offset, write) in &script {
+            match write {
+                Some(value) => bus.write(offset, value).unwrap(),
+                None => drop(bus.read(offset).unwrap()),
+            }
+        }
+        bus.1
+    };
+    let instant = run(&mut InstantResponder::new(&config).unwrap());
+    let rtl = run(&mut RtlResponder::build(&config, &Default::default()).unwrap());
+    assert_eq!(rtl.len(), instant.len());
+    for (k, (r, i)) in rtl.iter().zip(&instant).enumerate() {
+        assert_eq!(r, i, "read {k}: the RTL reads {r:#x}, the instant responder {i:#x}");
+    }
 }

@@ -122,7 +122,7 @@ pub struct PrivateKey {
     h_q: Secret,
     /// p^(−1) mod q, for the CRT recombination.
     p_inv_q: Secret,
-    /// t_p = h_p · q · (q^(−1) mod p) mod n: the eCRT constant (DESIGN.md §2).
+    /// t_p = h_p · q · (q^(−1) mod p) mod n: the eCRT constant (docs/background.md#ecrt).
     t_p: Secret,
     t_q: Secret,
     /// λ = lcm(p−1, q−1) and μ = L(g^λ mod n²)^(−1) mod n, for textbook decryption.

@@ -1,6 +1,6 @@
 //! Paillier encryption (g = n + 1), its homomorphisms, and decryption three ways: textbook,
 //! CRT (Paillier 1999, §7, as phe and rust-paillier do it) and eCRT (MESA, arXiv 2506.17935; the
-//! formulas are in DESIGN.md §2). All three give the same plaintext for every valid ciphertext.
+//! formulas are in docs/background.md#ecrt). All three give the same plaintext for every valid ciphertext.
 
 use crate::key::{PrivateKey, PublicKey};
 use num_bigint::{BigInt, BigUint, RandBigInt, Sign};

@@ -4,7 +4,7 @@
 //!
 //! Key errors never quote the input: a private key file holds p and q.
 
-use crate::key::{KeyError, PrivateKey, PublicKey};
+use crate::key::{KeyError, PrivateKey, PublicKey, MAX_KEY_BITS};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use num_bigint::BigUint;
@@ -21,6 +21,8 @@ pub enum KeyFileError {
     BadInteger(&'static str),
     #[error("invalid key: {0}")]
     Invalid(KeyError),
+    #[error("the modulus n has {bits} bits; keys of at most {MAX_KEY_BITS} bits are supported")]
+    TooLarge { bits: u64 },
 }
 
 // By hand rather than `#[from]`, which would also make the key error a `source` and print it twice.
@@ -80,7 +82,12 @@ fn public_from_value(public: &Value) -> Result<PublicKey, KeyFileError> {
         return Err(KeyFileError::NotPheJwk("the public key's `alg` is not \"PAI-GN1\""));
     }
     let n = field(public, "n", "the public key has no `n`")?.as_str().ok_or(KeyFileError::BadInteger("n"))?;
-    Ok(PublicKey::new(base64url_to_int(n, "n")?)?)
+    let n = base64url_to_int(n, "n")?;
+    // Before n² here and the primality tests later, whose cost grows with the key's size.
+    if n.bits() > MAX_KEY_BITS {
+        return Err(KeyFileError::TooLarge { bits: n.bits() });
+    }
+    Ok(PublicKey::new(n)?)
 }
 
 /// Reads pheutil's public JWK (`pheutil extract`), or the public half of its private JWK.
@@ -112,7 +119,12 @@ pub fn read_private_key(text: &str) -> Result<PrivateKey, KeyFileError> {
             field(&value, name, "a prime (`p` or `q`) is missing")?.as_str().ok_or(KeyFileError::BadInteger(name))?;
         base64url_to_int(text, name)
     };
-    Ok(PrivateKey::from_primes_and_modulus(prime("p")?, prime("q")?, public.n())?)
+    let (p, q) = (prime("p")?, prime("q")?);
+    // p·q = n needs both no longer than n: refused here without multiplying huge numbers.
+    if p.bits() > public.bits() || q.bits() > public.bits() {
+        return Err(KeyError::ModulusMismatch.into());
+    }
+    Ok(PrivateKey::from_primes_and_modulus(p, q, public.n())?)
 }
 
 fn public_jwk(key: &PublicKey, kid: &str) -> Value {
@@ -221,6 +233,26 @@ mod tests {
             assert_eq!(message, expected);
             assert!(!message.contains(&p_b64[..8]));
         }
+    }
+
+    #[test]
+    fn oversized_keys_are_refused_before_any_arithmetic() {
+        let key = PrivateKey::generate(128, &mut rand::rngs::StdRng::seed_from_u64(8)).unwrap();
+        let mut jwk: Value = serde_json::from_str(&write_private_key(&key, "t")).unwrap();
+        // A 332,200-bit odd n (and primes to match its length): refused on its size at once.
+        let huge = (BigUint::from(1u32) << 332_199u32) + 1u32;
+        jwk["pub"]["n"] = json!(int_to_base64url(&huge));
+        let started = std::time::Instant::now();
+        assert_eq!(read_public_key(&jwk.to_string()), Err(KeyFileError::TooLarge { bits: 332_200 }));
+        assert_eq!(read_private_key(&jwk.to_string()).unwrap_err(), KeyFileError::TooLarge { bits: 332_200 });
+        // Primes longer than n cannot multiply to it: refused without the product.
+        let mut long_p: Value = serde_json::from_str(&write_private_key(&key, "t")).unwrap();
+        long_p["p"] = json!(int_to_base64url(&huge));
+        assert_eq!(
+            read_private_key(&long_p.to_string()).unwrap_err(),
+            KeyFileError::Invalid(KeyError::ModulusMismatch)
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
     }
 
     #[test]

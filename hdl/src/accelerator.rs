@@ -20,7 +20,7 @@ use rust_hdl::prelude::*;
 
 /// The load targets the register block's 4-bit `KEY_SELECT.TARGET` decodes (in encoding order;
 /// the test `accelerator_decodes_every_load_target` checks it against [`LoadTarget`]).
-pub const DECODED_TARGETS: usize = 11;
+pub const DECODED_TARGETS: usize = ecrt_contract::host::LoadTarget::ALL.len();
 const _: () = assert!(DECODED_TARGETS <= 1 << TARGET_BITS);
 
 /// The accelerator.

@@ -1,6 +1,6 @@
 //! One eCRT decryption core: both primes' paths on one two-slot exponentiation unit (slot 0: p,
 //! slot 1: q, interleaved on the shared multiplier) and the final correction. The golden model
-//! is `ecrt_golden::hw::EcrtHwKey::decrypt_trace`; DESIGN.md §2, "Hardware data flow per prime".
+//! is `ecrt_golden::hw::EcrtHwKey::decrypt_trace`; docs/background.md#the-data-flow-of-one-prime.
 //!
 //! A job: 2·S ciphertext limbs shifted in, `start` with a tag, a fixed number of cycles, then S
 //! plaintext limbs taken out. The key (both paths' constants) is loaded once, while idle.

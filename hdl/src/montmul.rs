@@ -25,7 +25,7 @@ use crate::slot_operands::SlotOperands;
 use rust_hdl::prelude::*;
 
 /// Bits of the step counter: up to 1,023 digits (moduli up to about 17,000 bits).
-pub const STEP_BITS: usize = 10;
+pub use ecrt_contract::config::STEP_BITS;
 
 /// The multiplier over `S` digits.
 #[derive(LogicBlock)]

@@ -19,7 +19,7 @@ use crate::limbs::LIMB_BITS;
 use rust_hdl::prelude::*;
 
 /// Bits of `KEY_SELECT.TARGET`.
-pub const TARGET_BITS: usize = 4;
+pub const TARGET_BITS: usize = KEY_SELECT_TARGET_BITS;
 
 /// The register block.
 #[derive(LogicBlock)]
@@ -95,6 +95,18 @@ pub struct Registers {
     window_bits_value: Constant<Bits<32>>,
     stream_bits_value: Constant<Bits<32>>,
     limb_bits_value: Constant<Bits<32>>,
+    // The fields' bits, from the contract.
+    begin_bit: Constant<Bits<32>>,
+    commit_bit: Constant<Bits<32>>,
+    key_id_shift: Constant<Bits<32>>,
+    q_path_bit: Constant<Bits<32>>,
+    status_key_valid_at: Constant<Bits<32>>,
+    status_busy_at: Constant<Bits<32>>,
+    status_key_loading_at: Constant<Bits<32>>,
+    q_path_at: Constant<Bits<32>>,
+    error_key_not_loaded_at: Constant<Bits<ERROR_BITS>>,
+    error_malformed_at: Constant<Bits<ERROR_BITS>>,
+    error_key_load_refused_at: Constant<Bits<ERROR_BITS>>,
     // The registers' byte offsets.
     at_id: Constant<Bits<ADDRESS_BITS>>,
     at_version: Constant<Bits<ADDRESS_BITS>>,
@@ -124,7 +136,7 @@ pub struct Registers {
     spoiled: DFF<bool>,
     select_target: DFF<Bits<TARGET_BITS>>,
     select_q: DFF<bool>,
-    errors: DFF<Bits<3>>,
+    errors: DFF<Bits<ERROR_BITS>>,
     jobs_in: DFF<Bits<32>>,
     jobs_out: DFF<Bits<32>>,
     jobs_failed: DFF<Bits<32>>,
@@ -142,8 +154,8 @@ pub struct Registers {
     key_data: Signal<Local, bool>,
     refuse: Signal<Local, bool>,
     // Errors seen this cycle, and bits cleared by this cycle's ERRORS write.
-    raised: Signal<Local, Bits<3>>,
-    cleared: Signal<Local, Bits<3>>,
+    raised: Signal<Local, Bits<ERROR_BITS>>,
+    cleared: Signal<Local, Bits<ERROR_BITS>>,
 }
 
 fn word(x: usize) -> Constant<Bits<32>> {
@@ -153,6 +165,14 @@ fn word(x: usize) -> Constant<Bits<32>> {
 fn at(offset: u32) -> Constant<Bits<ADDRESS_BITS>> {
     Constant::new((offset as u64).into())
 }
+
+/// The position of a one-bit field's mask.
+fn bit_at<const N: usize>(mask: u32) -> Constant<Bits<N>> {
+    assert_eq!(mask.count_ones(), 1, "a one-bit field");
+    Constant::new((mask.trailing_zeros() as u64).into())
+}
+
+const _: () = assert!(KEY_SELECT_TARGET_MASK & 1 == 1 && KEY_DATA_MASK & 1 == 1, "fields at bit 0");
 
 impl Registers {
     /// The register block of a configuration: its read-only values.
@@ -196,6 +216,17 @@ impl Registers {
             window_bits_value: word(window_bits),
             stream_bits_value: word(stream_bits),
             limb_bits_value: word(LIMB_BITS),
+            begin_bit: word(KEY_CONTROL_BEGIN as usize),
+            commit_bit: word(KEY_CONTROL_COMMIT as usize),
+            key_id_shift: word(KEY_CONTROL_ID_SHIFT as usize),
+            q_path_bit: word(KEY_SELECT_Q_PATH as usize),
+            status_key_valid_at: bit_at(STATUS_KEY_VALID),
+            status_busy_at: bit_at(STATUS_BUSY),
+            status_key_loading_at: bit_at(STATUS_KEY_LOADING),
+            q_path_at: bit_at(KEY_SELECT_Q_PATH),
+            error_key_not_loaded_at: bit_at(ERROR_KEY_NOT_LOADED),
+            error_malformed_at: bit_at(ERROR_MALFORMED),
+            error_key_load_refused_at: bit_at(ERROR_KEY_LOAD_REFUSED),
             at_id: at(REG_ID),
             at_version: at(REG_VERSION),
             at_key_bits: at(REG_KEY_BITS),
@@ -281,12 +312,13 @@ impl Logic for Registers {
         }
 
         // Key writes; refused ones have no effect but the error flag.
-        self.key_begin.next =
-            self.write.val() & (self.write_at.val() == self.at_key_control.val()) & self.write_data.val().get_bit(0);
+        self.key_begin.next = self.write.val()
+            & (self.write_at.val() == self.at_key_control.val())
+            & (self.write_data.val() & self.begin_bit.val()).any();
         self.key_commit.next = self.write.val()
             & (self.write_at.val() == self.at_key_control.val())
-            & !self.write_data.val().get_bit(0)
-            & self.write_data.val().get_bit(1);
+            & !(self.write_data.val() & self.begin_bit.val()).any()
+            & (self.write_data.val() & self.commit_bit.val()).any();
         self.key_data.next = self.write.val() & (self.write_at.val() == self.at_key_data.val());
         self.refuse.next = (self.busy.val() & (self.key_begin.val() | self.key_commit.val() | self.key_data.val()))
             | (self.key_data.val() & !self.loading.q.val())
@@ -303,7 +335,7 @@ impl Logic for Registers {
             }
             if self.key_commit.val() {
                 self.key_valid_r.d.next = true;
-                self.key_id_r.d.next = self.write_data.val().get_bits::<8>(8);
+                self.key_id_r.d.next = bit_cast::<8, 32>(self.write_data.val() >> self.key_id_shift.val());
                 self.loading.d.next = false;
             }
             if self.key_data.val() {
@@ -313,7 +345,7 @@ impl Logic for Registers {
         }
         if self.write.val() & (self.write_at.val() == self.at_key_select.val()) {
             self.select_target.d.next = self.write_data.val().get_bits::<TARGET_BITS>(0);
-            self.select_q.d.next = self.write_data.val().get_bit(8);
+            self.select_q.d.next = (self.write_data.val() & self.q_path_bit.val()).any();
         }
         self.key_load.next = self.load_pulse.q.val();
         self.key_load_slot.next = self.select_q.q.val();
@@ -323,12 +355,13 @@ impl Logic for Registers {
         self.key_id.next = self.key_id_r.q.val();
 
         // Sticky errors: set by events, cleared by writing 1 (an event in the same cycle wins).
-        self.raised.next = bit_cast::<3, 1>(self.saw_key_not_loaded.val().into())
-            | (bit_cast::<3, 1>(self.saw_malformed.val().into()) << 1)
-            | (bit_cast::<3, 1>(self.refuse.val().into()) << 2);
+        self.raised.next = (bit_cast::<ERROR_BITS, 1>(self.saw_key_not_loaded.val().into())
+            << self.error_key_not_loaded_at.val())
+            | (bit_cast::<ERROR_BITS, 1>(self.saw_malformed.val().into()) << self.error_malformed_at.val())
+            | (bit_cast::<ERROR_BITS, 1>(self.refuse.val().into()) << self.error_key_load_refused_at.val());
         self.cleared.next = 0.into();
         if self.write.val() & (self.write_at.val() == self.at_errors.val()) {
-            self.cleared.next = self.write_data.val().get_bits::<3>(0);
+            self.cleared.next = self.write_data.val().get_bits::<ERROR_BITS>(0);
         }
         self.errors.d.next = (self.errors.q.val() & !self.cleared.val()) | self.raised.val();
 
@@ -371,12 +404,13 @@ impl Logic for Registers {
             self.read_value.next = self.limb_bits_value.val();
         }
         if self.read_at.val() == self.at_status.val() {
-            self.read_value.next = bit_cast::<32, 1>(self.key_valid_r.q.val().into())
-                | (bit_cast::<32, 1>(self.busy.val().into()) << 1)
-                | (bit_cast::<32, 1>(self.loading.q.val().into()) << 2);
+            self.read_value.next = (bit_cast::<32, 1>(self.key_valid_r.q.val().into())
+                << self.status_key_valid_at.val())
+                | (bit_cast::<32, 1>(self.busy.val().into()) << self.status_busy_at.val())
+                | (bit_cast::<32, 1>(self.loading.q.val().into()) << self.status_key_loading_at.val());
         }
         if self.read_at.val() == self.at_errors.val() {
-            self.read_value.next = bit_cast::<32, 3>(self.errors.q.val());
+            self.read_value.next = bit_cast::<32, ERROR_BITS>(self.errors.q.val());
         }
         if self.read_at.val() == self.at_jobs_in.val() {
             self.read_value.next = self.jobs_in.q.val();
@@ -392,7 +426,7 @@ impl Logic for Registers {
         }
         if self.read_at.val() == self.at_key_select.val() {
             self.read_value.next = bit_cast::<32, TARGET_BITS>(self.select_target.q.val())
-                | (bit_cast::<32, 1>(self.select_q.q.val().into()) << 8);
+                | (bit_cast::<32, 1>(self.select_q.q.val().into()) << self.q_path_at.val());
         }
         self.s_axil_arready.next = !self.rvalid.q.val();
         self.s_axil_rvalid.next = self.rvalid.q.val();

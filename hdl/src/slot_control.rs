@@ -20,7 +20,7 @@ use crate::mul_add::{X_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 
 /// Bits of a table address and of a window: windows up to 6 bits.
-pub const WINDOW_BITS_MAX: usize = 6;
+pub use ecrt_contract::config::WINDOW_BITS_MAX;
 /// Bits of the window counter.
 pub const WINDOW_COUNT_BITS: usize = 12;
 
@@ -50,6 +50,25 @@ pub enum LoadTarget {
     Base,
     /// The exponent, one w-bit window per load, most significant first.
     Exponent,
+}
+
+impl From<ecrt_contract::host::LoadTarget> for LoadTarget {
+    fn from(target: ecrt_contract::host::LoadTarget) -> Self {
+        use ecrt_contract::host::LoadTarget as T;
+        match target {
+            T::Modulus => LoadTarget::Modulus,
+            T::NPrime => LoadTarget::NPrime,
+            T::ModulusDiv => LoadTarget::ModulusDiv,
+            T::NPrimeDiv => LoadTarget::NPrimeDiv,
+            T::ModulusN => LoadTarget::ModulusN,
+            T::NPrimeN => LoadTarget::NPrimeN,
+            T::R3 => LoadTarget::R3,
+            T::One => LoadTarget::One,
+            T::TMont => LoadTarget::TMont,
+            T::Base => LoadTarget::Base,
+            T::Exponent => LoadTarget::Exponent,
+        }
+    }
 }
 
 /// The sequencer's state.

@@ -1,17 +1,16 @@
 //! The whole accelerator ([`ecrt_hdl::accelerator::Accelerator`]) in Verilator, driven the way the
 //! XDMA IP drives it: registers over AXI4-Lite, request frames into the AXI4-Stream slave, result
 //! frames out of the master, with back-pressure on both sides. Framing and register offsets come
-//! from [`ecrt_hdl::interface`], as in the driver.
+//! from [`ecrt_contract::interface`], as in the driver.
 //!
 //! The streams are driven either a batch at a time ([`AcceleratorSim::run`]) or cycle by cycle
 //! ([`AcceleratorSim::cycle`], which `run` is built on and the driver's XDMA emulator uses).
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
 use ecrt_golden::hw::EcrtHwKey;
-use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_contract::config::AcceleratorConfig;
 use ecrt_hdl::emit::{emit, Manifest};
-use ecrt_hdl::host::decryption_key_loads;
-use ecrt_hdl::interface::{self as itf, FrameLayout, ResultFrame};
+use ecrt_contract::interface::{self as itf, FrameLayout, ResultFrame};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -53,23 +52,7 @@ struct Driven {
     output_ready: bool,
 }
 
-/// A beat that left the result stream (m_axis) in one cycle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutputBeat {
-    /// TDATA as `lanes` 32-bit words, lane 0 first.
-    pub words: Vec<u32>,
-    /// TLAST: the beat ends a burst of result frames.
-    pub last: bool,
-}
-
-/// What moved on the streams in one clock cycle ([`AcceleratorSim::cycle`]).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CycleIo {
-    /// The offered request beat was accepted (TVALID and TREADY high on the edge).
-    pub input_taken: bool,
-    /// The result beat that left (TVALID and TREADY high on the edge), if any.
-    pub output: Option<OutputBeat>,
-}
+pub use ecrt_contract::interface::{CycleIo, OutputBeat};
 
 /// One request's passage through the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +113,16 @@ pub struct AcceleratorSim {
     driven: Driven,
     manifest: Manifest,
     layout: FrameLayout,
+}
+
+impl ecrt_contract::session::RegisterBus for AcceleratorSim {
+    type Error = SimError;
+    fn read(&mut self, offset: u32) -> Result<u32> {
+        self.read_register(offset)
+    }
+    fn write(&mut self, offset: u32, value: u32) -> Result<()> {
+        self.write_register(offset, value)
+    }
 }
 
 impl AcceleratorSim {
@@ -338,25 +331,12 @@ impl AcceleratorSim {
         Ok(CycleIo { input_taken, output })
     }
 
-    /// Loads a private key's constants into every core and commits it under `key_id`.
+    /// Loads a private key's constants into every core and commits it under `key_id`: the
+    /// contract's key-load sequence, over the AXI4-Lite ports.
     pub fn load_key(&mut self, key: &EcrtHwKey, key_id: u8) -> Result<()> {
         let window_bits = self.manifest.config.window_bits;
-        self.write_register(itf::REG_KEY_CONTROL, itf::KEY_CONTROL_BEGIN)?;
-        let mut selected = None;
-        for (q_path, target, data) in decryption_key_loads(key, window_bits) {
-            let select = itf::key_select(q_path, target as u8);
-            if selected != Some(select) {
-                self.write_register(itf::REG_KEY_SELECT, select)?;
-                selected = Some(select);
-            }
-            self.write_register(itf::REG_KEY_DATA, data as u32)?;
-        }
-        self.write_register(itf::REG_KEY_CONTROL, itf::key_control_commit(key_id))?;
-        let status = self.read_register(itf::REG_STATUS)?;
-        if status & itf::STATUS_KEY_VALID == 0 {
-            return Err(SimError::Spec(format!("key not valid after loading (STATUS {status:#x})")));
-        }
-        Ok(())
+        ecrt_contract::session::load_key(self, key, window_bits, key_id)
+            .map_err(|e| SimError::Spec(format!("cannot load the key: {e}")))
     }
 
     /// Streams request frames (words, padded to whole beats, as [`itf::encode_request_words`]

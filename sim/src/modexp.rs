@@ -2,10 +2,10 @@
 //! configuration, build it (cached), load keys and bases the way a host does, run, and time it.
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
-use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_contract::config::AcceleratorConfig;
 use ecrt_hdl::emit::{emit_modexp, Manifest};
-use ecrt_hdl::host::{Load, SlotKey};
-use ecrt_hdl::limbs::from_limbs;
+use ecrt_contract::host::{Load, SlotKey};
+use ecrt_contract::limbs::from_limbs;
 use num_bigint::BigUint;
 
 struct Ports {

@@ -5,8 +5,8 @@
 use ecrt_golden::hw::{EcrtHwKey, Schedule};
 use ecrt_golden::phe_format::read_private_key;
 use ecrt_golden::prime::random_prime;
-use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_hdl::interface::{self as itf, encode_request_words};
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::interface::{self as itf, encode_request_words};
 use ecrt_sim::accelerator::{AcceleratorSim, OutputPacing, RunReport};
 use ecrt_sim::BuildOptions;
 use num_bigint::{BigUint, RandBigInt};
@@ -69,32 +69,46 @@ fn vectors(bits: u32) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// Every phe vector at 1024, 2048 and 3072 bits decrypts to phe's raw plaintext; every
-/// decryption of one size takes the same cycles on an idle core.
+/// The phe vectors of one size decrypt to phe's raw plaintexts on `cores` cores (`take` of them:
+/// all, or a few for the quick suite).
+fn check_phe_vectors(bits: u32, cores: usize, take: usize) {
+    let file = vectors(bits);
+    let key = read_private_key(&file["private_key"].to_string()).unwrap();
+    let mut sim = build(bits as usize, cores, 256);
+    let hw = hw_key(key.p(), key.q(), &sim);
+    sim.load_key(&hw, KEY_ID).unwrap();
+    let cases: Vec<&serde_json::Value> = file["cases"].as_array().unwrap().iter().take(take).collect();
+    let ciphertexts: Vec<BigUint> =
+        cases.iter().map(|c| c["ciphertext"]["v"].as_str().unwrap().parse().unwrap()).collect();
+    let frames = requests(&sim, &ciphertexts, KEY_ID);
+    let report = run(&mut sim, &frames, OutputPacing::Always);
+    for (k, (job, case)) in report.jobs.iter().zip(&cases).enumerate() {
+        assert!(job.result.is_ok(), "{bits} bits, case {k}: status {:#x}", job.result.status);
+        let want: BigUint = case["raw_plaintext"].as_str().unwrap().parse().unwrap();
+        assert_eq!(job.result.plaintext, want, "{bits} bits, case {k}");
+    }
+    // The first round of jobs (one per core) met idle cores.
+    let first: Vec<u64> = report.jobs.iter().take(cores).map(|j| j.latency()).collect();
+    eprintln!("{bits} bits: {:?} cycles, {:.0} cycles/s", first, report.cycles_per_second());
+    assert_eq!(sim.read_register(itf::REG_JOBS_OUT).unwrap() as usize, ciphertexts.len());
+    assert_eq!(sim.read_register(itf::REG_ERRORS).unwrap(), 0);
+}
+
+/// Every phe vector at 1024 bits, and the first of 2048 and 3072 (one per core): each
+/// configuration the driver's tests use, built once and shared with them.
 #[test]
 fn phe_vectors() {
-    for (bits, cores) in [(1024u32, 2usize), (2048, 2), (3072, 1)] {
-        let file = vectors(bits);
-        let key = read_private_key(&file["private_key"].to_string()).unwrap();
-        let mut sim = build(bits as usize, cores, 256);
-        let hw = hw_key(key.p(), key.q(), &sim);
-        sim.load_key(&hw, KEY_ID).unwrap();
-        let cases = file["cases"].as_array().unwrap();
-        let ciphertexts: Vec<BigUint> =
-            cases.iter().map(|c| c["ciphertext"]["v"].as_str().unwrap().parse().unwrap()).collect();
-        let frames = requests(&sim, &ciphertexts, KEY_ID);
-        let report = run(&mut sim, &frames, OutputPacing::Always);
-        for (k, (job, case)) in report.jobs.iter().zip(cases).enumerate() {
-            assert!(job.result.is_ok(), "{bits} bits, case {k}: status {:#x}", job.result.status);
-            let want: BigUint = case["raw_plaintext"].as_str().unwrap().parse().unwrap();
-            assert_eq!(job.result.plaintext, want, "{bits} bits, case {k}");
-        }
-        // The first round of jobs (one per core) met idle cores.
-        let first: Vec<u64> = report.jobs.iter().take(cores).map(|j| j.latency()).collect();
-        eprintln!("{bits} bits: {:?} cycles, {:.0} cycles/s", first, report.cycles_per_second());
-        assert_eq!(sim.read_register(itf::REG_JOBS_OUT).unwrap() as usize, ciphertexts.len());
-        assert_eq!(sim.read_register(itf::REG_ERRORS).unwrap(), 0);
-    }
+    check_phe_vectors(1024, 2, usize::MAX);
+    check_phe_vectors(2048, 2, 2);
+    check_phe_vectors(3072, 1, 1);
+}
+
+/// Every phe vector at 2048 and 3072 bits (minutes of simulation: `scripts/test --full`).
+#[test]
+#[ignore = "slow: every 2048- and 3072-bit vector; scripts/test --full runs it"]
+fn every_phe_vector() {
+    check_phe_vectors(2048, 2, usize::MAX);
+    check_phe_vectors(3072, 1, usize::MAX);
 }
 
 /// Random batches with the result stream stalled two cycles in three, on a 64-bit stream and on

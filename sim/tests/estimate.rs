@@ -20,7 +20,7 @@ module top(clock,a,b,c,p);
     end
 endmodule
 "#;
-    let opts = EstimateOptions { cache_dir: Some(ecrt_sim::default_cache_dir()), progress: false };
+    let opts = EstimateOptions { cache_dir: Some(ecrt_sim::default_cache_dir()), progress: false, ..Default::default() };
     let t = Instant::now();
     let e = estimate(v, "top", &opts).unwrap();
     eprintln!("estimate: {e} in {:.2} s\ncells: {:?}", t.elapsed().as_secs_f64(), e.cells);
@@ -44,7 +44,7 @@ endmodule
 fn logic_design_counts_luts_and_ffs() {
     let v = "module top(clock,a,b,s);\n input wire clock;\n input wire [15:0] a;\n input wire [15:0] b;\n \
              output reg [16:0] s;\n always @(posedge clock) s <= a + b;\nendmodule\n";
-    let e = estimate(v, "top", &EstimateOptions { cache_dir: None, progress: false }).unwrap();
+    let e = estimate(v, "top", &EstimateOptions { cache_dir: None, progress: false, ..Default::default() }).unwrap();
     eprintln!("adder16: {e}");
     assert_eq!(e.ff, 17);
     assert!(e.lut >= 16 && e.carry4 >= 4, "{e}");
@@ -53,7 +53,7 @@ fn logic_design_counts_luts_and_ffs() {
     let bad = estimate(
         "module top(a); input a; wire x = ; endmodule",
         "top",
-        &EstimateOptions { cache_dir: None, progress: false },
+        &EstimateOptions { cache_dir: None, progress: false, ..Default::default() },
     );
     assert!(bad.is_err());
     eprintln!("{}", bad.unwrap_err());

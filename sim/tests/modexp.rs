@@ -3,8 +3,8 @@
 //! edge cases.
 
 use ecrt_golden::phe_format::read_private_key;
-use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_hdl::host::SlotKey;
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::host::SlotKey;
 use ecrt_sim::modexp::ModExpSim;
 use ecrt_sim::BuildOptions;
 use num_bigint::{BigUint, RandBigInt};

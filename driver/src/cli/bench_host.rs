@@ -8,8 +8,8 @@ use crate::cli::bench::Args;
 use crate::cli::emulator_process::EmulatorProcess;
 use ecrt_driver::api::{BackendSpec, Decryptor, Options};
 use ecrt_golden::PrivateKey;
-use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_hdl::interface as itf;
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::interface as itf;
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
 use serde_json::json;
@@ -17,7 +17,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-/// The target from the driver issue: one core feeds well over 100,000 decryptions/s.
+/// The target (docs/background.md#targets): one core feeds well over 100,000 decryptions/s.
 const TARGET_US: f64 = 5.0;
 /// Decryptions per pass when `--count` is not given.
 pub const DEFAULT_COUNT: usize = 20_000;

@@ -1,12 +1,13 @@
 //! `ecrt decrypt`: pheutil ciphertext lines to values, on a backend.
 
+use crate::cli::files::{open_input, open_output, read_private_key_file};
 use crate::cli::rtl::TopArgs;
-use crate::cli::{batch_lines, read_input, report_item_errors, write_output, BackendKind};
+use crate::cli::{BackendKind, ItemErrors};
 use anyhow::Context;
 use ecrt_driver::api::{BackendSpec, Decryptor, Options};
-use ecrt_driver::jsonl::{decrypt_lines, OutputMode};
-use ecrt_golden::phe_format::read_private_key;
+use ecrt_driver::jsonl::{decrypt_stream, LineReader, OutputMode, MAX_LINE_BYTES};
 use ecrt_sim::BuildOptions;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -60,23 +61,43 @@ pub struct DeviceArgs {
     /// Ciphertexts in flight at most.
     #[arg(long, default_value_t = Options::default().queue_depth)]
     pub queue_depth: usize,
-    /// Seconds without any result, with items in flight, before the device counts as stalled
-    /// (0: wait forever).
-    #[arg(long, default_value_t = 30.0)]
+    /// Seconds to wait for the next result, with items in flight, before giving up on the device
+    /// (0: wait forever; at most 86400).
+    #[arg(long, default_value_t = 30.0, value_parser = parse_timeout)]
     pub timeout: f64,
+}
+
+/// The longest `--timeout`: beyond a day, 0 (no timeout) says what is meant; and far larger
+/// values would overflow a deadline.
+const MAX_TIMEOUT_SECONDS: f64 = 86_400.0;
+
+fn timeout_in_range(seconds: f64) -> Result<f64, String> {
+    if (0.0..=MAX_TIMEOUT_SECONDS).contains(&seconds) {
+        Ok(seconds)
+    } else {
+        Err(format!("expected 0 (wait forever) or a number of seconds up to {MAX_TIMEOUT_SECONDS}"))
+    }
+}
+
+/// clap names the option and the value in front of the error.
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    timeout_in_range(text.trim().parse().unwrap_or(f64::NAN))
 }
 
 impl DeviceArgs {
     pub fn options(&self) -> anyhow::Result<Options> {
-        anyhow::ensure!(self.timeout.is_finite() && self.timeout >= 0.0, "--timeout must be a number of seconds");
-        let timeout = (self.timeout > 0.0).then(|| Duration::from_secs_f64(self.timeout));
+        let seconds = timeout_in_range(self.timeout).map_err(|e| anyhow::anyhow!("--timeout {}: {e}", self.timeout))?;
+        let timeout = (seconds > 0.0).then(|| Duration::from_secs_f64(seconds));
         Ok(Options { queue_depth: self.queue_depth, timeout })
     }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let key_text = std::fs::read_to_string(&args.key).with_context(|| format!("cannot read {}", args.key.display()))?;
-    let key = read_private_key(&key_text).with_context(|| format!("cannot use key file {}", args.key.display()))?;
+    let mut options = args.device.options()?;
+    if args.backend != BackendKind::Xdma {
+        options.timeout = None; // a batch on the CPU or in Verilator reports when it is done
+    }
+    let key = read_private_key_file(&args.key)?;
     let spec = match args.backend {
         BackendKind::Cpu => BackendSpec::Cpu { threads: crate::cli::thread_count(args.threads) },
         BackendKind::Sim => BackendSpec::Sim {
@@ -86,18 +107,35 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         BackendKind::Xdma => BackendSpec::Xdma { device: args.device.device.clone() },
     };
-    let input = read_input(args.input.as_deref().filter(|p| p.as_os_str() != "-"))?;
-    let mut options = args.device.options()?;
-    if args.backend != BackendKind::Xdma {
-        options.timeout = None; // a batch on the CPU or in Verilator reports when it is done
-    }
+    let mut lines = LineReader::new(open_input(args.input.as_deref())?, MAX_LINE_BYTES);
+    let mut out = open_output(args.out.as_deref(), args.input.as_deref())?;
     let mut decryptor = Decryptor::open(&spec, &key, options)?;
     let mode = if args.raw { OutputMode::Raw } else { OutputMode::Decoded };
-    let outcome = decrypt_lines(&mut decryptor, key.public(), &batch_lines(&input), mode, args.verify.then_some(&key));
+    let (mut errors, mut number, mut read_error) = (ItemErrors::new("line"), 0usize, None);
+    let input = std::iter::from_fn(|| match lines.next_line() {
+        Ok(line) => line,
+        Err(e) => {
+            read_error = Some(e);
+            None
+        }
+    });
+    let written = decrypt_stream(&mut decryptor, key.public(), input, mode, args.verify.then_some(&key), |result| {
+        number += 1;
+        match result {
+            Ok(value) => writeln!(out, "{value}"),
+            Err(error) => {
+                errors.report(number, error);
+                writeln!(out, "null")
+            }
+        }
+    });
     if let Some(reason) = decryptor.failure() {
         eprintln!("ecrt: the {} backend failed: {reason}", decryptor.backend_name());
     }
     drop(decryptor);
-    write_output(args.out.as_ref(), &outcome.render())?;
-    Ok(report_item_errors("line", outcome.errors()))
+    written.and_then(|_| out.flush()).context("cannot write the output")?;
+    if let Some(e) = read_error {
+        anyhow::bail!("cannot read the input after line {number}: {e}");
+    }
+    Ok(errors.exit_code())
 }

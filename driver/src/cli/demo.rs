@@ -43,6 +43,9 @@ pub struct Args {
     /// Decryptions per pass of the host-overhead measure (against an instant responder).
     #[arg(long, default_value_t = 5_000)]
     overhead_count: usize,
+    /// Replace a private key left in --out by an earlier run (`key.jwk`).
+    #[arg(long)]
+    force: bool,
 }
 
 fn step(text: &str) {
@@ -53,12 +56,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ensure!(args.count > 0, "--count must be positive");
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let out = args.out.canonicalize()?;
+    let key_path = out.join("key.jwk");
+    crate::cli::files::check_new_outputs(&[("the demo's key", &key_path)], args.force)?;
     let started = Instant::now();
 
     step(&format!("key generation ({} bits) and encryption of {} values", args.key_bits, args.count));
     let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
     let key = PrivateKey::generate(args.key_bits, &mut rng)?;
-    write_private_file(&out.join("key.jwk"), &write_private_key(&key, "ecrt demo"))?;
+    crate::cli::files::write_file_atomically(&key_path, &write_private_key(&key, "ecrt demo"), 0o600, args.force)?;
     let values: Vec<String> = (0..args.count)
         .map(|i| {
             if i % 2 == 0 {
@@ -149,14 +154,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::write(out.join("demo.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
     print_summary(&summary, &out);
     Ok(ExitCode::SUCCESS)
-}
-
-/// The key file is readable by its owner only.
-fn write_private_file(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(path)?;
-    std::io::Write::write_all(&mut file, text.as_bytes())?;
-    Ok(())
 }
 
 /// The decrypted JSON value is the value encrypted: the same integer, or the same float.

@@ -32,8 +32,9 @@ pub struct Args {
     /// `corrupt-result=K` (bit 31 of word 1 of the K-th result, 0-based, is flipped).
     #[arg(long = "fault", value_name = "SPEC")]
     faults: Vec<Fault>,
-    /// How long an H2C write or a C2H read may wait before failing with ETIMEDOUT, in ms.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    /// How long an H2C write or a C2H read may wait before failing with ETIMEDOUT, in ms (at
+    /// most a day: larger values would overflow a deadline).
+    #[arg(long, default_value_t = 10_000, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     timeout_ms: u64,
 }
 

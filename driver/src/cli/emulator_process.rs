@@ -59,7 +59,7 @@ impl EmulatorProcess {
     /// Starts the emulated device of `config`, with `cores` cores and the given responder.
     pub fn start_for(
         mount: &Path,
-        config: &ecrt_hdl::config::AcceleratorConfig,
+        config: &ecrt_contract::config::AcceleratorConfig,
         cores: usize,
         responder: &str,
         echo: bool,

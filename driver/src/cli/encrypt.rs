@@ -1,12 +1,15 @@
 //! `ecrt encrypt`: numbers to pheutil ciphertext lines.
 
-use crate::cli::{batch_lines, read_input, report_item_errors, write_output};
+use crate::cli::files::{open_input, open_output, read_public_key_file};
+use crate::cli::ItemErrors;
 use anyhow::Context;
-use ecrt_driver::batch::parallel_map;
+use ecrt_driver::batch::{parallel_map_on, progress_bar};
 use ecrt_driver::cpu::{encrypt, Scratch};
+use ecrt_driver::jsonl::{LineError, LineReader, MAX_LINE_BYTES};
 use ecrt_golden::encoding::{decrease_exponent_to, encode_float, encode_int, max_int, Encoded};
-use ecrt_golden::phe_format::{format_ciphertext, read_public_key, PheCiphertext};
+use ecrt_golden::phe_format::{format_ciphertext, PheCiphertext};
 use num_bigint::{BigInt, BigUint};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,6 +41,8 @@ pub struct Args {
 
 /// pheutil's fixed exponent for floats.
 const PHEUTIL_EXPONENT: i64 = -32;
+/// Input lines encrypted per round of the worker threads: what an input holds in memory at once.
+const CHUNK_LINES: usize = 256;
 
 /// A number as the user wrote it: integers stay exact, anything else is a float.
 pub(crate) fn encode_text(n: &BigUint, text: &str, exponent: Option<i64>) -> anyhow::Result<Encoded> {
@@ -68,38 +73,127 @@ pub(crate) fn encode_text(n: &BigUint, text: &str, exponent: Option<i64>) -> any
 fn lower_exponent(n: &BigUint, encoded: &Encoded, target: i64) -> anyhow::Result<Encoded> {
     let max_int = max_int(n);
     let magnitude = if encoded.encoding <= max_int { encoded.encoding.clone() } else { n - &encoded.encoding };
-    let shift = 4 * u64::try_from(encoded.exponent - target)?;
+    // In u128: with `--exponent` near i64::MIN the shift overflows 64 bits.
+    let shift = 4 * u128::try_from(i128::from(encoded.exponent) - i128::from(target))?;
     anyhow::ensure!(
-        magnitude.bits() + shift <= max_int.bits() && (magnitude << shift) <= max_int,
+        u128::from(magnitude.bits()) + shift <= u128::from(max_int.bits()) && (magnitude << shift) <= max_int,
         "|mantissa| · 16^k exceeds max_int"
     );
     Ok(decrease_exponent_to(n, encoded, target)?)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let key_text = std::fs::read_to_string(&args.key).with_context(|| format!("cannot read {}", args.key.display()))?;
-    let public = read_public_key(&key_text).with_context(|| format!("cannot use key file {}", args.key.display()))?;
-    let input_text;
-    let values: Vec<&str> = if args.values.is_empty() {
-        let path = args.input.as_deref().filter(|p| p.as_os_str() != "-");
-        input_text = read_input(path)?;
-        batch_lines(&input_text)
-    } else {
-        args.values.iter().map(String::as_str).collect()
-    };
+    let public = read_public_key_file(&args.key)?;
     let n = public.n();
     let threads = crate::cli::thread_count(args.threads);
-    let results = parallel_map(&values, threads, "encrypt", Scratch::new, |scratch, text| {
-        let encoded = encode_text(n, text, args.exponent).map_err(|e| format!("{e:#}"))?;
-        let ciphertext = encrypt(n, &encoded.encoding, scratch).map_err(|e| format!("OpenSSL failed: {e}"))?;
-        Ok::<_, String>(format_ciphertext(&PheCiphertext { ciphertext, exponent: encoded.exponent }))
-    })?;
-    let mut out = String::new();
-    for result in &results {
-        out.push_str(result.as_deref().unwrap_or("null"));
-        out.push('\n');
+    let mut out = open_output(args.out.as_deref(), args.input.as_deref())?;
+    let (mut errors, mut number) = (ItemErrors::new("value"), 0usize);
+    let bar = progress_bar(0, "encrypt");
+    let mut encrypt_chunk = |values: Vec<Result<String, LineError>>| -> anyhow::Result<()> {
+        bar.inc_length(values.len() as u64);
+        let results = parallel_map_on(&bar, &values, threads, Scratch::new, |scratch, text| {
+            let text = text.as_ref().map_err(|e| e.to_string())?;
+            let encoded = encode_text(n, text, args.exponent).map_err(|e| format!("{e:#}"))?;
+            let ciphertext = encrypt(n, &encoded.encoding, scratch).map_err(|e| format!("OpenSSL failed: {e}"))?;
+            Ok::<_, String>(format_ciphertext(&PheCiphertext { ciphertext, exponent: encoded.exponent }))
+        })?;
+        for result in results {
+            number += 1;
+            match result {
+                Ok(line) => writeln!(out, "{line}"),
+                Err(error) => {
+                    errors.report(number, error);
+                    writeln!(out, "null")
+                }
+            }
+            .context("cannot write the output")?;
+        }
+        Ok(())
+    };
+    if args.values.is_empty() {
+        // Streamed in chunks: the input may be larger than memory.
+        let mut lines = LineReader::new(open_input(args.input.as_deref())?, MAX_LINE_BYTES);
+        let mut read = 0usize;
+        loop {
+            let mut chunk = Vec::with_capacity(CHUNK_LINES);
+            while chunk.len() < CHUNK_LINES {
+                match lines.next_line().with_context(|| format!("cannot read the input after line {read}"))? {
+                    Some(line) => chunk.push(line),
+                    None => break,
+                }
+                read += 1;
+            }
+            let last = chunk.len() < CHUNK_LINES;
+            encrypt_chunk(chunk)?;
+            if last {
+                break;
+            }
+        }
+    } else {
+        encrypt_chunk(args.values.iter().cloned().map(Ok).collect())?;
     }
-    write_output(args.out.as_ref(), &out)?;
-    let errors = results.iter().enumerate().filter_map(|(i, r)| r.as_ref().err().map(|e| (i + 1, e)));
-    Ok(report_item_errors("value", errors))
+    bar.finish_and_clear();
+    out.flush().context("cannot write the output")?;
+    Ok(errors.exit_code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ecrt_golden::encoding::{decode, Value};
+    use proptest::prelude::*;
+    use rand::SeedableRng;
+    use std::sync::OnceLock;
+
+    fn n() -> &'static BigUint {
+        static KEY: OnceLock<ecrt_golden::PrivateKey> = OnceLock::new();
+        KEY.get_or_init(|| ecrt_golden::PrivateKey::generate(512, &mut rand::rngs::StdRng::seed_from_u64(3)).unwrap())
+            .public()
+            .n()
+    }
+
+    /// Numbers as people write them, and not quite.
+    fn number_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[+-]?[0-9]{0,200}",
+            "[+-]?[0-9]{0,30}\\.[0-9]{0,30}([eE][+-]?[0-9]{1,5})?",
+            "[+-]?(inf|infinity|nan|NaN|Infinity)",
+            " *[+-]?[0-9]{1,20} *",
+            ".{0,40}",
+        ]
+    }
+
+    fn exponent() -> impl Strategy<Value = Option<i64>> {
+        prop::option::of(prop_oneof![any::<i64>(), Just(i64::MIN), Just(i64::MAX), -2000i64..2000])
+    }
+
+    #[test]
+    fn extreme_exponents_are_refused_without_overflow() {
+        for (text, exponent) in [("1e30", i64::MIN), ("12", i64::MIN), ("-3.5", i64::MIN + 1), ("7", -1_000_000)] {
+            let message = format!("{:#}", encode_text(n(), text, Some(exponent)).unwrap_err());
+            assert!(message.contains(&format!("does not fit under this key at exponent {exponent}")), "{message}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn the_number_encoder_takes_any_text(bytes in prop::collection::vec(any::<u8>(), 0..300), exponent in exponent()) {
+            let _ = encode_text(n(), &String::from_utf8_lossy(&bytes), exponent);
+        }
+
+        #[test]
+        fn the_number_encoder_keeps_what_it_takes(text in number_text(), exponent in exponent()) {
+            let Ok(encoded) = encode_text(n(), &text, exponent) else { return Ok(()) };
+            prop_assert!(&encoded.encoding < n());
+            prop_assert!(exponent.is_none_or(|e| encoded.exponent <= e));
+            let value = decode(n(), &encoded);
+            prop_assert!(value.is_ok(), "{text:?} at {exponent:?} decodes: {value:?}");
+            let trimmed = text.trim();
+            if let (Ok(Value::Int(got)), Ok(wanted)) = (&value, trimmed.trim_start_matches('+').parse::<BigInt>()) {
+                prop_assert_eq!(got, &wanted);
+            }
+        }
+    }
 }

@@ -9,14 +9,14 @@ mod emulate;
 mod emulator_process;
 mod encrypt;
 mod estimate;
+mod files;
 mod keygen;
 mod modexp_bench;
 mod rtl;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Some items of a batch failed; the others were processed and written.
@@ -78,48 +78,30 @@ fn thread_count(requested: Option<usize>) -> usize {
     requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
 }
 
-/// The whole of a file, or of stdin when no path is given.
-fn read_input(path: Option<&Path>) -> anyhow::Result<String> {
-    let mut text = String::new();
-    match path {
-        Some(path) => {
-            text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?
-        }
-        None => {
-            std::io::stdin().read_to_string(&mut text).context("cannot read standard input")?;
-        }
-    }
-    Ok(text)
+/// The failed items of a batch, reported on stderr as they come; they pick the exit status.
+struct ItemErrors {
+    what: &'static str,
+    failed: usize,
 }
 
-/// Writes to a file, or to stdout when no path is given.
-fn write_output(path: Option<&PathBuf>, text: &str) -> anyhow::Result<()> {
-    match path {
-        Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display())),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()).context("cannot write standard output")
+impl ItemErrors {
+    fn new(what: &'static str) -> Self {
+        ItemErrors { what, failed: 0 }
+    }
+
+    /// Item `index` (from 1) failed.
+    fn report(&mut self, index: usize, error: impl std::fmt::Display) {
+        eprintln!("ecrt: {} {index}: {error}", self.what);
+        self.failed += 1;
+    }
+
+    fn exit_code(&self) -> ExitCode {
+        if self.failed == 0 {
+            ExitCode::SUCCESS
+        } else {
+            eprintln!("ecrt: {} {}(s) failed; their output is null", self.failed, self.what);
+            ExitCode::from(EXIT_ITEM_ERRORS)
         }
-    }
-}
-
-/// The lines of a batch: every line counts, so that output line k answers input line k.
-fn batch_lines(text: &str) -> Vec<&str> {
-    text.lines().collect()
-}
-
-/// Reports each failed item on stderr and picks the exit status.
-fn report_item_errors<E: std::fmt::Display>(what: &str, errors: impl Iterator<Item = (usize, E)>) -> ExitCode {
-    let mut failed = 0usize;
-    for (index, error) in errors {
-        eprintln!("ecrt: {what} {index}: {error}");
-        failed += 1;
-    }
-    if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("ecrt: {failed} {what}(s) failed; their output is null");
-        ExitCode::from(EXIT_ITEM_ERRORS)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::cli::rtl::ConfigArgs;
 use ecrt_golden::hw::{schedule_cost, Schedule};
-use ecrt_hdl::host::SlotKey;
+use ecrt_contract::host::SlotKey;
 use ecrt_sim::modexp::ModExpSim;
 use ecrt_sim::{estimate, BuildOptions, EstimateOptions};
 use num_bigint::RandBigInt;
@@ -37,7 +37,8 @@ pub struct Args {
     out: Option<PathBuf>,
 }
 
-/// 24×17-bit partial products of one schoolbook Montgomery multiplication (DESIGN.md §6):
+/// 24×17-bit partial products of one schoolbook Montgomery multiplication
+/// (docs/background.md#the-schoolbook-dsp-cycle-bound):
 /// 2 · ⌈m/24⌉ · ⌈m/17⌉ for the product and the reduction.
 fn schoolbook_partial_products(modulus_bits: usize) -> f64 {
     2.0 * modulus_bits.div_ceil(24) as f64 * modulus_bits.div_ceil(17) as f64

@@ -3,7 +3,7 @@
 //! Word k of a packet is bytes 4k…4k+3, little-endian, in lane k mod L of beat ⌊k/L⌋ (see
 //! `docs/interface.md`).
 
-use ecrt_hdl::interface::{bytes_to_words, words_to_bytes, LANE_BYTES};
+use ecrt_contract::interface::{bytes_to_words, words_to_bytes, LANE_BYTES};
 use std::collections::VecDeque;
 
 /// The words of one H2C packet of `lanes`-word beats: `bytes` as little-endian words, the last

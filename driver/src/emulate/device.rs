@@ -141,7 +141,7 @@ struct Device {
 
 impl Device {
     fn new(responder: Box<dyn Responder>, options: DeviceOptions) -> Self {
-        let beat_bytes = options.lanes * ecrt_hdl::interface::LANE_BYTES;
+        let beat_bytes = options.lanes * ecrt_contract::interface::LANE_BYTES;
         let c2h = C2hBuffer::new(options.c2h_capacity.max(beat_bytes));
         let settle = responder.settle_cycles();
         Device {
@@ -363,8 +363,8 @@ mod tests {
     use super::*;
     use crate::emulate::faults::Fault;
     use crate::emulate::responder::InstantResponder;
-    use ecrt_hdl::config::AcceleratorConfig;
-    use ecrt_hdl::interface as itf;
+    use ecrt_contract::config::AcceleratorConfig;
+    use ecrt_contract::interface as itf;
     use num_bigint::BigUint;
 
     fn device(faults: &[Fault], timeout: Duration) -> (DeviceHandle, itf::FrameLayout) {

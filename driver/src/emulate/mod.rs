@@ -46,8 +46,8 @@ pub use responder::{InstantResponder, Responder, ResponderKind, RtlResponder};
 
 use anyhow::{anyhow, bail, Context};
 use device::{DeviceHandle, DeviceOptions};
-use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_hdl::interface::{FrameLayout, ADDRESS_BITS};
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::interface::{FrameLayout, ADDRESS_BITS};
 use ecrt_sim::BuildOptions;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;

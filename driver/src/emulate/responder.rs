@@ -2,11 +2,11 @@
 //! ([`RtlResponder`]) or a software stand-in that answers at once ([`InstantResponder`]), both
 //! clocked one stream cycle at a time by the device thread.
 
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::interface::{self as itf, CycleIo, FrameLayout, OutputBeat, ResultFrame};
+use ecrt_contract::register_model::RegisterModel;
+use ecrt_sim::{accelerator::AcceleratorSim, BuildOptions};
 use anyhow::Context;
-use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_hdl::interface::{self as itf, FrameLayout, ResultFrame};
-use ecrt_sim::accelerator::{AcceleratorSim, CycleIo, OutputBeat};
-use ecrt_sim::BuildOptions;
 use num_bigint::BigUint;
 use std::collections::VecDeque;
 use std::fmt;
@@ -25,8 +25,8 @@ pub trait Responder: Send {
     /// One AXI4-Lite write of the register at byte `offset`.
     fn write_register(&mut self, offset: u32, value: u32) -> anyhow::Result<()>;
     /// One clock cycle of the streams: `input` is the request beat offered (its words, one per
-    /// lane, and TLAST), `output_ready` is the result stream's TREADY. The same contract as
-    /// [`AcceleratorSim::cycle`]: a beat not taken is offered again on the next cycle.
+    /// lane, and TLAST), `output_ready` is the result stream's TREADY. A beat not taken is
+    /// offered again on the next cycle.
     fn cycle(&mut self, input: Option<(&[u32], bool)>, output_ready: bool) -> anyhow::Result<CycleIo>;
     /// Cycles without a stream handshake after which the responder, its output held back, can
     /// change nothing more by itself (its cores have finished): the device stops clocking it
@@ -72,7 +72,7 @@ impl fmt::Display for ResponderKind {
     }
 }
 
-/// The accelerator's Verilator model ([`AcceleratorSim`]).
+/// The accelerator's Verilator model (`ecrt_sim::accelerator::AcceleratorSim`).
 pub struct RtlResponder {
     sim: AcceleratorSim,
 }
@@ -125,25 +125,15 @@ impl Responder for RtlResponder {
 /// - status MALFORMED for a bad frame (wrong length, opcode, limb high bits or padding),
 /// - else status 0 and, as "plaintext", the ciphertext's low key_bits − 1 bits (so it is < n).
 ///
-/// Its register block has the read-only configuration registers, STATUS (KEY_VALID, BUSY,
-/// KEY_LOADING), ERRORS, the job counters and the key load protocol (BEGIN … COMMIT, with the
-/// refusals of the RTL); KEY_DATA values are accepted and ignored. It holds at most one result
+/// Its register block is the contract's [`RegisterModel`], which a test holds the RTL's to;
+/// KEY_DATA values are accepted (or refused) and then ignored. It holds at most one result
 /// frame per core: with that many waiting to leave, it takes no input (back-pressure, as the
 /// RTL's cores do). As in the RTL, TLAST ends a burst: a result's last beat loses TLAST when
 /// another result joins the queue behind it before it has left.
 pub struct InstantResponder {
     config: AcceleratorConfig,
     layout: FrameLayout,
-    key_valid: bool,
-    key_loading: bool,
-    /// Every KEY_DATA write since BEGIN was accepted (COMMIT is refused otherwise).
-    load_clean: bool,
-    key_id: u8,
-    key_select: u32,
-    errors: u32,
-    jobs_in: u32,
-    jobs_out: u32,
-    jobs_failed: u32,
+    registers: RegisterModel,
     /// The request frame coming in.
     frame: Vec<u32>,
     /// Beats of the result frame leaving.
@@ -160,15 +150,7 @@ impl InstantResponder {
         Ok(InstantResponder {
             config: config.clone(),
             layout,
-            key_valid: false,
-            key_loading: false,
-            load_clean: false,
-            key_id: 0,
-            key_select: 0,
-            errors: 0,
-            jobs_in: 0,
-            jobs_out: 0,
-            jobs_failed: 0,
+            registers: RegisterModel::new(config),
             frame: Vec::with_capacity(layout.request_beats * layout.lanes),
             out_beats: 0,
             output: VecDeque::new(),
@@ -177,28 +159,6 @@ impl InstantResponder {
 
     fn busy(&self) -> bool {
         !self.frame.is_empty() || !self.output.is_empty()
-    }
-
-    fn status(&self) -> u32 {
-        let bit = |on: bool, bit: u32| if on { bit } else { 0 };
-        bit(self.key_valid, itf::STATUS_KEY_VALID)
-            | bit(self.busy(), itf::STATUS_BUSY)
-            | bit(self.key_loading, itf::STATUS_KEY_LOADING)
-    }
-
-    fn key_control(&mut self, value: u32) {
-        if self.busy() {
-            self.errors |= itf::ERROR_KEY_LOAD_REFUSED;
-        } else if value & itf::KEY_CONTROL_BEGIN != 0 {
-            (self.key_valid, self.key_loading, self.load_clean) = (false, true, true);
-        } else if value & itf::KEY_CONTROL_COMMIT != 0 {
-            if self.key_loading && self.load_clean {
-                self.key_id = (value >> itf::KEY_CONTROL_ID_SHIFT) as u8;
-                (self.key_valid, self.key_loading) = (true, false);
-            } else {
-                self.errors |= itf::ERROR_KEY_LOAD_REFUSED;
-            }
-        }
     }
 
     /// The result of the request frame just ended (at its size, or early by TLAST).
@@ -210,14 +170,13 @@ impl InstantResponder {
         let request = itf::decode_request(&itf::words_to_bytes(&words), digits, stream_bits).ok();
         let key_id = (header >> itf::HEADER_KEY_ID_SHIFT) as u8;
         let mut status = 0;
-        if !self.key_valid || key_id != self.key_id {
+        if !self.registers.key_valid() || key_id != self.registers.key_id() {
             status |= itf::RESULT_KEY_NOT_LOADED;
-            self.errors |= itf::ERROR_KEY_NOT_LOADED;
         }
         if request.is_none() {
             status |= itf::RESULT_MALFORMED;
-            self.errors |= itf::ERROR_MALFORMED;
         }
+        self.registers.refused(status);
         let plaintext = match request {
             Some(request) if status == itf::RESULT_OK => {
                 let mask = (BigUint::from(1u8) << (self.config.key_bits - 1)) - 1u8;
@@ -236,7 +195,7 @@ impl InstantResponder {
             let last = k + 1 == beats;
             self.output.push_back((OutputBeat { words: beat.to_vec(), last }, last && status != itf::RESULT_OK));
         }
-        self.jobs_in = self.jobs_in.wrapping_add(1);
+        self.registers.job_in();
         Ok(())
     }
 }
@@ -247,40 +206,13 @@ impl Responder for InstantResponder {
     }
 
     fn read_register(&mut self, offset: u32) -> anyhow::Result<u32> {
-        let c = &self.config;
-        // The slave decodes 12 address bits; other (and misaligned) addresses read 0.
-        Ok(match offset & ADDRESS_MASK {
-            itf::REG_ID => itf::ID_VALUE,
-            itf::REG_VERSION => itf::VERSION_VALUE,
-            itf::REG_KEY_BITS => c.key_bits as u32,
-            itf::REG_CORES => c.cores as u32,
-            itf::REG_DIGITS => c.digits() as u32,
-            itf::REG_WINDOW_BITS => c.window_bits as u32,
-            itf::REG_STREAM_BITS => c.stream_bits as u32,
-            itf::REG_LIMB_BITS => c.limb_bits as u32,
-            itf::REG_STATUS => self.status(),
-            itf::REG_ERRORS => self.errors,
-            itf::REG_JOBS_IN => self.jobs_in,
-            itf::REG_JOBS_OUT => self.jobs_out,
-            itf::REG_JOBS_FAILED => self.jobs_failed,
-            itf::REG_KEY_ID => self.key_id as u32,
-            itf::REG_KEY_SELECT => self.key_select,
-            _ => 0,
-        })
+        Ok(self.registers.read(offset, self.busy()))
     }
 
+    /// KEY_DATA values are accepted (or refused) as the RTL does, then ignored.
     fn write_register(&mut self, offset: u32, value: u32) -> anyhow::Result<()> {
-        match offset & ADDRESS_MASK {
-            itf::REG_ERRORS => self.errors &= !value,
-            itf::REG_KEY_CONTROL => self.key_control(value),
-            itf::REG_KEY_SELECT => self.key_select = value & (itf::KEY_SELECT_TARGET_MASK | itf::KEY_SELECT_Q_PATH),
-            // Accepted (and ignored) only during a load; refused as the RTL refuses it otherwise.
-            itf::REG_KEY_DATA if self.busy() || !self.key_loading => {
-                self.errors |= itf::ERROR_KEY_LOAD_REFUSED;
-                self.load_clean = false;
-            }
-            _ => {}
-        }
+        let busy = self.busy();
+        self.registers.write(offset, value, busy);
         Ok(())
     }
 
@@ -291,10 +223,7 @@ impl Responder for InstantResponder {
                 self.out_beats += 1;
                 if self.out_beats == self.layout.result_beats {
                     self.out_beats = 0;
-                    self.jobs_out = self.jobs_out.wrapping_add(1);
-                    if failed {
-                        self.jobs_failed = self.jobs_failed.wrapping_add(1);
-                    }
+                    self.registers.job_out(if failed { itf::RESULT_MALFORMED } else { itf::RESULT_OK });
                 }
                 io.output = Some(beat);
             }

@@ -1,4 +1,4 @@
-//! The `xdma` backend: the accelerator on a board behind Xilinx's XDMA driver (DESIGN.md §5), or
+//! The `xdma` backend: the accelerator on a board behind Xilinx's XDMA driver (docs/background.md#xdma), or
 //! the same nodes served by `ecrt emulate`. Opening probes the register block and refuses a
 //! bitstream that does not fit the key, loads the key once through the registers, then starts the
 //! C2H reader before the H2C writer ([`stream`]).
@@ -21,7 +21,7 @@ pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
     let mut user = nodes.open_user()?;
     let info = DeviceInfo::probe(&mut user).with_context(|| format!("cannot use {}", nodes.user.display()))?;
     let config = info.config();
-    let hw = crate::sim::hardware_key(key, &config)
+    let hw = ecrt_contract::host::hardware_key(key, &config)
         .with_context(|| format!("the accelerator at {} cannot take this key ({info})", device.display()))?;
     let key_id = probe::key_id(key.public().n());
     probe::load_key(&mut user, &hw, config.window_bits, key_id)

@@ -4,9 +4,10 @@
 //! buffers, as the driver pins user pages for DMA, and loop over short reads and writes.
 
 use std::alloc::{alloc_zeroed, dealloc, Layout};
-use std::fs::{File, OpenOptions};
+use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::FileExt;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileExt, FileTypeExt};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 
@@ -14,6 +15,8 @@ use std::ptr::NonNull;
 pub const BUFFER_ALIGN: usize = 4096;
 /// The XDMA driver moves at most this many bytes per call.
 pub const MAX_TRANSFER: usize = 0x7fff_f000;
+/// statfs's `f_type` of a FUSE file system (linux/magic.h), where `ecrt emulate` serves the nodes.
+const FUSE_SUPER_MAGIC: u64 = 0x6573_5546;
 
 /// The nodes of one XDMA device, from their common prefix (`/dev/xdma0`).
 #[derive(Debug, Clone)]
@@ -33,8 +36,16 @@ impl DeviceNodes {
         DeviceNodes { user: node("_user"), h2c: node("_h2c_0"), c2h: node("_c2h_0") }
     }
 
-    /// Opens the register node.
+    /// Checks that each node is the XDMA driver's character device or a node of a FUSE file
+    /// system (the emulated device): anything else (a regular file, a FIFO) would take the key
+    /// load's register writes, or block.
+    pub fn check(&self) -> anyhow::Result<()> {
+        [&self.user, &self.h2c, &self.c2h].into_iter().try_for_each(|path| check_node(path))
+    }
+
+    /// Opens the register node, once [`DeviceNodes::check`] has passed.
     pub fn open_user(&self) -> anyhow::Result<UserRegisters> {
+        self.check()?;
         let file = OpenOptions::new().read(true).write(true).open(&self.user).map_err(|e| open_error(&self.user, e))?;
         Ok(UserRegisters { file, path: self.user.clone() })
     }
@@ -48,6 +59,46 @@ impl DeviceNodes {
     pub fn open_h2c(&self) -> anyhow::Result<File> {
         OpenOptions::new().write(true).open(&self.h2c).map_err(|e| open_error(&self.h2c, e))
     }
+}
+
+/// What a file system object is, for messages.
+pub fn file_kind(metadata: &Metadata) -> &'static str {
+    let t = metadata.file_type();
+    if t.is_file() {
+        "a regular file"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn on_fuse(path: &Path) -> bool {
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
+    // SAFETY: statfs writes into the zeroed struct it is given; the path is NUL-terminated.
+    let mut stat: libc::statfs = unsafe { std::mem::zeroed() };
+    (unsafe { libc::statfs(c_path.as_ptr(), &mut stat) } == 0) && stat.f_type as u64 == FUSE_SUPER_MAGIC
+}
+
+/// One node of [`DeviceNodes::check`].
+pub fn check_node(path: &Path) -> anyhow::Result<()> {
+    let metadata = std::fs::metadata(path).map_err(|e| open_error(path, e))?;
+    if metadata.file_type().is_char_device() || on_fuse(path) {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{} is {}, not the XDMA driver's character device (nor a node of `ecrt emulate`); nothing was written to it",
+        path.display(),
+        file_kind(&metadata)
+    )
 }
 
 fn open_error(path: &Path, e: io::Error) -> anyhow::Error {
@@ -64,11 +115,8 @@ fn open_error(path: &Path, e: io::Error) -> anyhow::Error {
     anyhow::anyhow!("cannot open {}: {e}{hint}", path.display())
 }
 
-/// 32-bit registers of the AXI4-Lite BAR.
-pub trait Registers {
-    fn read(&mut self, offset: u32) -> io::Result<u32>;
-    fn write(&mut self, offset: u32, value: u32) -> io::Result<()>;
-}
+/// 32-bit registers of the AXI4-Lite BAR: the contract's register bus.
+pub use ecrt_contract::session::RegisterBus as Registers;
 
 /// The `_user` node: each register access is one 4-byte `pread` or `pwrite` at its offset.
 pub struct UserRegisters {
@@ -83,6 +131,8 @@ impl UserRegisters {
 }
 
 impl Registers for UserRegisters {
+    type Error = io::Error;
+
     fn read(&mut self, offset: u32) -> io::Result<u32> {
         let mut bytes = [0u8; 4];
         self.file.read_exact_at(&mut bytes, u64::from(offset))?;
@@ -217,6 +267,31 @@ mod tests {
         assert_eq!(nodes.user, Path::new("/dev/xdma1_user"));
         assert_eq!(nodes.h2c, Path::new("/dev/xdma1_h2c_0"));
         assert_eq!(nodes.c2h, Path::new("/dev/xdma1_c2h_0"));
+    }
+
+    #[test]
+    fn only_character_devices_and_fuse_nodes_are_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("xdma0");
+        let nodes = DeviceNodes::new(&prefix);
+        for node in [&nodes.user, &nodes.h2c, &nodes.c2h] {
+            std::fs::write(node, b"").unwrap();
+        }
+        let message = format!("{:#}", nodes.open_user().err().unwrap());
+        assert!(message.contains("is a regular file, not the XDMA driver's character device"), "{message}");
+        assert!(message.contains("xdma0_user"), "{message}");
+        assert_eq!(std::fs::metadata(&nodes.user).unwrap().len(), 0, "nothing was written");
+        // A FIFO would block the C2H open: refused too, even behind a good register node.
+        std::fs::remove_file(&nodes.c2h).unwrap();
+        let c_path = std::ffi::CString::new(nodes.c2h.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        let message = format!("{:#}", check_node(&nodes.c2h).unwrap_err());
+        assert!(message.contains("is a FIFO, not the XDMA driver's character device"), "{message}");
+        // A character device passes (the check does not open it).
+        check_node(Path::new("/dev/null")).unwrap();
+        let message = format!("{:#}", check_node(dir.path()).unwrap_err());
+        assert!(message.contains("is a directory"), "{message}");
     }
 
     #[test]

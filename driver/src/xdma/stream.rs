@@ -4,10 +4,10 @@
 //! idle engine never sits in a device read. The writer packs what is queued into one packet, up
 //! to the device's window (one frame per core), and the reader takes whole bursts of results.
 
-use crate::api::ItemError;
+use crate::item::ItemError;
 use crate::engine::{Event, Job, StopHook};
 use crate::xdma::nodes::{read_some, write_packet, AlignedBuf};
-use ecrt_hdl::interface::{self as itf, FrameLayout};
+use ecrt_contract::interface::{self as itf, FrameLayout};
 use num_bigint::BigUint;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
@@ -246,7 +246,7 @@ mod tests {
     use super::*;
     use crate::api::{Decryptor, ItemError, Options};
     use crate::engine::Engine;
-    use ecrt_hdl::interface::ResultFrame;
+    use ecrt_contract::interface::ResultFrame;
     use std::sync::mpsc::{self, Receiver, Sender};
     use std::time::Duration;
 
@@ -407,7 +407,8 @@ mod tests {
         assert!(results[..4].iter().all(|r| r.is_ok()), "{results:?}");
         assert!(results[4..8].iter().all(|r| *r == Err(ItemError::Timeout(timeout))), "{results:?}");
         // Submitted after the stall was declared: refused with the reason.
-        assert!(results[8..].iter().all(|r| matches!(r, Err(ItemError::Lost(m)) if m.contains("stalled"))));
+        let lost = |r: &Result<_, _>| matches!(r, Err(ItemError::Lost(m)) if m.contains("no result within 0.3 s"));
+        assert!(results[8..].iter().all(lost), "{results:?}");
         assert!(d.failure().is_some());
     }
 

@@ -1,5 +1,5 @@
-//! The per-prime datapath and the eCRT postprocessing (DESIGN.md §2, "Hardware data flow per
-//! prime"; the paper's eCRT-Paillier algorithm).
+//! The per-prime datapath and the eCRT postprocessing (docs/background.md#the-data-flow-of-one-prime;
+//! the paper's eCRT-Paillier algorithm).
 //!
 //! For each prime p (and symmetrically q), with all Montgomery values in [0, 2·modulus):
 //!

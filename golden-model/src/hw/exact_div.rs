@@ -1,5 +1,5 @@
-//! Exact division L_p(x) = (x − 1)/p on the Montgomery multiplier (DESIGN.md §2, "exact division
-//! by p").
+//! Exact division L_p(x) = (x − 1)/p on the Montgomery multiplier
+//! (docs/background.md#exact-division-by-p).
 //!
 //! The hardware has no divider and no low-half multiplier: it runs one more pass of its Montgomery
 //! digit loop, with the modulus M = R − p and M′ = −M^(−1) = p^(−1) mod 2^k, on y = x − 1 and the

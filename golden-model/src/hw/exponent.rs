@@ -2,7 +2,7 @@
 //!
 //! The exponent length L (`exp_bits`) is fixed by the key size, not by the exponent: leading zero
 //! bits are processed like any other, so the work (and the trace's shape) depends only on
-//! (schedule, L) — DESIGN.md §3 "Constant time". Every value stays in [0, 2N) (Walter's bound,
+//! (schedule, L) — docs/background.md#constant-time. Every value stays in [0, 2N) (Walter's bound,
 //! see [`montgomery`](super::montgomery)), so no step needs a judgment.
 
 use std::ops::Range;

@@ -2,12 +2,12 @@
 //!
 //! Everything here computes exactly what the digit-serial datapath computes, step by step, so that
 //! the rust-hdl blocks and the Verilator model can be compared against it value for value. The
-//! mathematics is `shared/DESIGN.md` §2 ("The mathematics", in particular "Hardware data flow per
-//! prime"); the hardware constraints are §3. The algorithm is eCRT-Paillier and the architecture MESA
-//! from "Cost-Effective Optimization and Implementation of the CRT-Paillier Decryption Algorithm for
-//! Enhanced Performance" (arXiv 2506.17935): its eCRT-Paillier algorithm (merged precomputed constant
-//! t_p, no judgments inside Montgomery multiplications) and its full-pipeline architecture (exponent
-//! split into segments handled by successive stages).
+//! mathematics is docs/background.md (in particular "The data flow of one prime"); the hardware
+//! constraints are its "The hardware" and "Constant time". The algorithm is eCRT-Paillier and the
+//! architecture MESA from "Cost-Effective Optimization and Implementation of the CRT-Paillier
+//! Decryption Algorithm for Enhanced Performance" (arXiv 2506.17935): its eCRT-Paillier algorithm
+//! (merged precomputed constant t_p, no judgments inside Montgomery multiplications) and its
+//! full-pipeline architecture (exponent split into segments handled by successive stages).
 //!
 //! One job per file:
 //! - [`montgomery`]: digit-serial Montgomery multiplication without final subtraction (Walter 1999),

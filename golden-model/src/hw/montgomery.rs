@@ -2,8 +2,9 @@
 //!
 //! With R = 2^(k·s) > 4N, the loop below maps a, b < 2N to a result < 2N, so results feed straight
 //! back as operands and no comparison ("judgment") is needed inside an exponentiation
-//! (DESIGN.md §2). The loop consumes one k-bit digit of `a` per step against the whole of `b`, which
-//! is what a digit-serial hardware multiplier does; the per-step values are exposed as traces.
+//! (docs/background.md#montgomery-multiplication-without-a-final-subtraction). The loop consumes
+//! one k-bit digit of `a` per step against the whole of `b`, which is what a digit-serial hardware
+//! multiplier does; the per-step values are exposed as traces.
 //!
 //! The result is a function of the product a·b alone: T = (a·b + Q·N)/R where Q < R and
 //! Q ≡ −a·b·N^(−1) (mod R) is unique. The intermediate steps depend on which operand is

@@ -40,6 +40,11 @@ fn accelerator_decodes_every_load_target() {
     ];
     assert_eq!(decoded.len(), DECODED_TARGETS);
     assert_eq!(load_target_names(), decoded, "update Accelerator::update's target chain to LoadTarget");
+    let rtl: Vec<String> = match crate::slot_control::LoadTarget::descriptor().kind {
+        TypeKind::Enum(names) => names.iter().map(|n| n.trim_start_matches("LoadTarget::").to_string()).collect(),
+        _ => Vec::new(),
+    };
+    assert_eq!(rtl, load_target_names(), "the RTL's LoadTarget keeps the contract's order");
 }
 
 /// One phase of the host's script.

@@ -70,7 +70,7 @@ fn decrypts_like_the_golden_model_step_by_step() {
         if let Some(&(slot, target, data)) = key_loads.get(cycle) {
             uut.key_load.next = true;
             uut.key_load_slot.next = slot;
-            uut.key_load_target.next = target;
+            uut.key_load_target.next = target.into();
             uut.key_load_data.next = data.into();
         } else if job < limbs.len() && uut.ready.val() {
             if limb < limbs[job].len() {

@@ -60,7 +60,7 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
             slots.push((loads, expected));
         }
         let loads: Vec<(bool, crate::slot_control::LoadTarget, u64)> =
-            (0..2).flat_map(|s| slots[s].0.iter().map(move |&(t, d)| (s == 1, t, d))).collect();
+            (0..2).flat_map(|s| slots[s].0.iter().map(move |&(t, d)| (s == 1, t.into(), d))).collect();
         let ops = slots[0].1.len();
         let cycles = loads.len() + 4 + (ops + 1) * (2 * digits + 2);
         let load_count = loads.len();

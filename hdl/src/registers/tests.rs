@@ -279,3 +279,66 @@ fn registers_refuse_key_writes_while_busy() {
     let data: Vec<u64> = out.loads.iter().map(|l| l.2).collect();
     assert_eq!(data, vec![1, 2, 4]);
 }
+
+/// The register block and the contract's register model (what the emulator answers with) give the
+/// same reads and the same key shifts for the same random register sequences.
+#[test]
+fn registers_behave_as_the_contract_model() {
+    use ecrt_contract::config::AcceleratorConfig;
+    use ecrt_contract::register_model::RegisterModel;
+    use rand::{Rng, SeedableRng};
+    let config =
+        AcceleratorConfig { key_bits: 1024, cores: 2, window_bits: 4, stream_bits: 128, ..Default::default() };
+    let offsets: Vec<u32> = REGISTERS.iter().map(|r| r.offset).chain([0x3FC, 0x042, 0x800]).collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    for _ in 0..6 {
+        let mut ops = Vec::new();
+        for _ in 0..80 {
+            let offset = match rng.gen_range(0..10) {
+                0..=3 => [REG_KEY_CONTROL, REG_KEY_DATA, REG_KEY_SELECT, REG_ERRORS][rng.gen_range(0..4)],
+                _ => offsets[rng.gen_range(0..offsets.len())],
+            };
+            let value = match rng.gen_range(0..4) {
+                0 => KEY_CONTROL_BEGIN,
+                1 => key_control_commit(rng.gen()),
+                _ => rng.gen(),
+            };
+            ops.push(match rng.gen_range(0..12) {
+                0..=4 => Op::Write(offset, value),
+                5..=8 => Op::Read(offset),
+                9 => Op::Busy(rng.gen_bool(0.3)),
+                10 => Op::Strobes(if rng.gen_bool(0.8) { 0xF } else { 0 }),
+                _ => Op::Events(rng.gen(), rng.gen(), rng.gen(), rng.gen(), rng.gen()),
+            });
+        }
+        let mut model = RegisterModel::new(&config);
+        let (mut busy, mut strobes) = (false, true);
+        let mut expected = Outcome::default();
+        for &op in &ops {
+            match op {
+                Op::Write(offset, value) if strobes => {
+                    if let Some(shift) = model.write(offset, value, busy) {
+                        expected.loads.push((shift.q_path, u64::from(shift.target), u64::from(shift.data)));
+                    }
+                }
+                Op::Write(..) => {}
+                Op::Read(offset) => expected.reads.push(model.read(offset, busy)),
+                Op::Busy(b) => busy = b,
+                Op::Strobes(s) => strobes = s != 0,
+                Op::Events(job_in, job_out, failed, key, malformed) => {
+                    if job_in {
+                        model.job_in();
+                    }
+                    if job_out {
+                        model.job_out(if failed { RESULT_MALFORMED } else { RESULT_OK });
+                    }
+                    let status = if key { RESULT_KEY_NOT_LOADED } else { 0 } | if malformed { RESULT_MALFORMED } else { 0 };
+                    model.refused(status);
+                }
+            }
+        }
+        let rtl = run(ops.clone());
+        assert_eq!(rtl.reads, expected.reads, "reads of {ops:?}");
+        assert_eq!(rtl.loads, expected.loads, "key shifts of {ops:?}");
+    }
+}

@@ -1,14 +1,47 @@
-//! What a host writes to load a [`crate::modexp::ModExp`] slot or a decryption core: the load
-//! sequences for a modulus, its exponent and a base, or for a whole private key, derived from the
-//! golden model's constants.
+//! What a host loads into an exponentiation slot or a decryption core: the load sequences for a
+//! modulus, its exponent and a base, or for a whole private key, derived from the golden model's
+//! constants; and the key's hardware form and id.
 
+use crate::config::AcceleratorConfig;
+pub use crate::interface::{KeyLoad, Load, LoadTarget};
 use crate::limbs::{to_limbs, LIMB_BITS};
-use crate::slot_control::LoadTarget;
-use ecrt_golden::hw::{EcrtHwKey, HwError, MontgomeryContext, PrimeConstants};
+use ecrt_golden::hw::{EcrtHwKey, HwError, MontgomeryContext, PrimeConstants, Schedule};
+use ecrt_golden::PrivateKey;
 use num_bigint::BigUint;
 
-/// One load cycle: (target, data).
-pub type Load = (LoadTarget, u64);
+/// Why a key cannot go into an accelerator of some configuration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyFitError {
+    #[error("the key has a {key_bits}-bit modulus but the accelerator is configured for {config_bits} bits")]
+    KeyBits { key_bits: usize, config_bits: usize },
+    #[error("the key's primes do not have {0} bits each, as the accelerator needs")]
+    PrimeBits(usize),
+    #[error("the key does not suit the accelerator: {0}")]
+    Hardware(#[from] HwError),
+}
+
+/// The golden model's hardware form of `key` for an accelerator of `config`: its constants are
+/// what [`decryption_key_loads`] loads.
+pub fn hardware_key(key: &PrivateKey, config: &AcceleratorConfig) -> Result<EcrtHwKey, KeyFitError> {
+    let key_bits = key.public().n().bits() as usize;
+    if key_bits != config.key_bits {
+        return Err(KeyFitError::KeyBits { key_bits, config_bits: config.key_bits });
+    }
+    let schedule = Schedule::FixedWindow { window_bits: config.window_bits as u32 };
+    let hw = key.hardware(config.limb_bits as u32, schedule)?;
+    if hw.digits() != config.digits() || hw.exp_bits() != config.exponent_bits() {
+        return Err(KeyFitError::PrimeBits(config.exponent_bits()));
+    }
+    Ok(hw)
+}
+
+/// The id a key is committed under: requests carry it, so a request meant for another process's
+/// key gets KEY_NOT_LOADED instead of a wrong plaintext (1 to 255; 0 means none).
+pub fn key_id(n: &BigUint) -> u8 {
+    // FNV-1a over n's bytes: n is public, the id only needs to differ between keys.
+    let hash = n.to_bytes_le().iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+    (hash % 255 + 1) as u8
+}
 
 /// A modulus and a fixed exponent, as one slot holds them.
 pub struct SlotKey {
@@ -57,9 +90,6 @@ impl SlotKey {
         base_loads(base, self.ctx.digits())
     }
 }
-
-/// One load cycle of a decryption core: (path: false = p, true = q; target; data).
-pub type KeyLoad = (bool, LoadTarget, u64);
 
 /// Every load of a private key into a decryption core: each path's three moduli and their
 /// inverses, R³ and R mod p², t·R mod n, and the exponent p − 1 in `window_bits`-bit windows.

@@ -5,6 +5,8 @@ use num_bigint::BigUint;
 
 /// Bits of a digit and of an exact limb.
 pub const LIMB_BITS: usize = 17;
+/// Bits of the multiplier's step counter: a multiplication has at most 2^STEP_BITS − 1 digits.
+pub const STEP_BITS: usize = 10;
 
 const LIMB_MASK: u64 = (1 << LIMB_BITS) - 1;
 

@@ -116,9 +116,30 @@ fn register_table_is_consistent() {
     assert_eq!(key_select(true, 9), 0x109);
 }
 
+/// The field table and the constants the RTL and the hosts use describe the same bits.
+#[test]
+fn field_table_matches_the_constants() {
+    let mask = |register: &str, field: &str| {
+        let f = register_named(register).unwrap().fields.iter().find(|f| f.name == field).unwrap();
+        ((1u64 << (f.msb + 1)) - (1u64 << f.lsb)) as u32
+    };
+    assert_eq!(mask("STATUS", "KEY_VALID"), STATUS_KEY_VALID);
+    assert_eq!(mask("STATUS", "BUSY"), STATUS_BUSY);
+    assert_eq!(mask("STATUS", "KEY_LOADING"), STATUS_KEY_LOADING);
+    assert_eq!(mask("ERRORS", "KEY_NOT_LOADED"), ERROR_KEY_NOT_LOADED);
+    assert_eq!(mask("ERRORS", "MALFORMED"), ERROR_MALFORMED);
+    assert_eq!(mask("ERRORS", "KEY_LOAD_REFUSED"), ERROR_KEY_LOAD_REFUSED);
+    assert_eq!((ERROR_KEY_NOT_LOADED | ERROR_MALFORMED | ERROR_KEY_LOAD_REFUSED) >> ERROR_BITS, 0);
+    assert_eq!(mask("KEY_CONTROL", "BEGIN"), KEY_CONTROL_BEGIN);
+    assert_eq!(mask("KEY_CONTROL", "COMMIT"), KEY_CONTROL_COMMIT);
+    assert_eq!(mask("KEY_CONTROL", "KEY_ID"), 0xFF << KEY_CONTROL_ID_SHIFT);
+    assert_eq!(mask("KEY_SELECT", "TARGET"), KEY_SELECT_TARGET_MASK);
+    assert_eq!(mask("KEY_SELECT", "PATH"), KEY_SELECT_Q_PATH);
+    assert_eq!(mask("KEY_DATA", "DATA"), KEY_DATA_MASK);
+}
+
 #[test]
 fn key_load_writes_select_once_per_register() {
-    use crate::slot_control::LoadTarget;
     let loads =
         [(false, LoadTarget::Modulus, 1), (false, LoadTarget::Modulus, 2), (true, LoadTarget::Exponent, 0x3_0005)];
     let q_exponent = key_select(true, LoadTarget::Exponent as u8);
@@ -151,7 +172,7 @@ fn interface_docs_are_current() {
     assert!(
         committed == text,
         "{} is not what interface::markdown() renders: regenerate it with \
-         `ECRT_UPDATE_DOCS=1 cargo test -p ecrt-hdl interface`",
+         `ECRT_UPDATE_DOCS=1 cargo test -p ecrt-contract interface`",
         path.display()
     );
 }

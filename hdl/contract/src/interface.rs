@@ -1,6 +1,6 @@
 //! The accelerator's host interface, defined once: the AXI4-Stream framing of requests and
-//! results, and the AXI4-Lite register map. The RTL ([`crate::registers`], [`crate::stream_in`],
-//! [`crate::stream_out`]) takes its constants from here, the driver encodes and decodes frames with
+//! results, and the AXI4-Lite register map. The RTL (`ecrt-hdl`'s `registers`, `stream_in`,
+//! `stream_out`) takes its constants from here, the driver encodes and decodes frames with
 //! the helpers here, and `docs/interface.md` is rendered by [`markdown`] (a test keeps it current).
 //!
 //! A frame is a sequence of 32-bit words; word k travels in lane (k mod L) of beat ⌊k/L⌋, with
@@ -8,9 +8,7 @@
 //! bytes 4k…4k+3, little-endian.
 
 use crate::limbs::LIMB_BITS;
-use crate::slot_control::LoadTarget;
 use num_bigint::BigUint;
-use rust_hdl::prelude::Synth;
 
 /// Bits of a stream lane (one frame word).
 pub const LANE_BITS: usize = 32;
@@ -19,7 +17,7 @@ pub const LANE_BYTES: usize = LANE_BITS / 8;
 /// The supported TDATA widths.
 pub const STREAM_BITS_CHOICES: [usize; 4] = [64, 128, 256, 512];
 /// The most limbs S a frame layout accepts (the multiplier's limit).
-pub const MAX_DIGITS: usize = (1 << crate::montmul::STEP_BITS) - 1;
+pub const MAX_DIGITS: usize = (1 << crate::limbs::STEP_BITS) - 1;
 /// Mask of a limb in its word ([16:0]); bits [31:17] must be 0.
 pub const LIMB_MASK: u32 = (1 << LIMB_BITS) - 1;
 
@@ -109,12 +107,73 @@ pub const KEY_CONTROL_BEGIN: u32 = 1 << 0;
 pub const KEY_CONTROL_COMMIT: u32 = 1 << 1;
 /// `KEY_CONTROL`: position of the key id.
 pub const KEY_CONTROL_ID_SHIFT: u32 = 8;
+/// Bits of `KEY_SELECT.TARGET`, the load target's index, at [3:0].
+pub const KEY_SELECT_TARGET_BITS: usize = 4;
 /// `KEY_SELECT` [3:0]: the load target's index.
-pub const KEY_SELECT_TARGET_MASK: u32 = 0xF;
+pub const KEY_SELECT_TARGET_MASK: u32 = (1 << KEY_SELECT_TARGET_BITS) - 1;
+/// Bits of `ERRORS` in use.
+pub const ERROR_BITS: usize = 3;
 /// `KEY_SELECT` bit 8: the q path (0: the p path).
 pub const KEY_SELECT_Q_PATH: u32 = 1 << 8;
 /// `KEY_DATA` [16:0].
 pub const KEY_DATA_MASK: u32 = LIMB_MASK;
+
+/// The register a load writes (KEY_SELECT.TARGET is the discriminant). The RTL's own enum keeps
+/// this order; a test in `ecrt-hdl` checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum LoadTarget {
+    /// The exponentiation's modulus N (p²), S exact limbs.
+    Modulus,
+    /// −N^(−1) mod 2^17.
+    NPrime,
+    /// The exact division's modulus R − p, S exact limbs.
+    ModulusDiv,
+    /// −(R − p)^(−1) = p^(−1) mod 2^17.
+    NPrimeDiv,
+    /// The public modulus n, S exact limbs.
+    ModulusN,
+    /// −n^(−1) mod 2^17.
+    NPrimeN,
+    /// R³ mod N, S limbs.
+    R3,
+    /// R mod N (the Montgomery form of 1, table entry 0), S limbs.
+    One,
+    /// t·R mod n (t_p or t_q, the eCRT constant), S limbs.
+    TMont,
+    /// The base c < R·N (the ciphertext), 2·S limbs.
+    Base,
+    /// The exponent, one w-bit window per load, most significant first.
+    Exponent,
+}
+
+impl LoadTarget {
+    /// Every target, in discriminant order.
+    pub const ALL: [LoadTarget; 11] = [
+        LoadTarget::Modulus,
+        LoadTarget::NPrime,
+        LoadTarget::ModulusDiv,
+        LoadTarget::NPrimeDiv,
+        LoadTarget::ModulusN,
+        LoadTarget::NPrimeN,
+        LoadTarget::R3,
+        LoadTarget::One,
+        LoadTarget::TMont,
+        LoadTarget::Base,
+        LoadTarget::Exponent,
+    ];
+
+    /// The target of KEY_SELECT.TARGET `index`, if any.
+    pub fn from_index(index: u8) -> Option<Self> {
+        Self::ALL.get(index as usize).copied()
+    }
+}
+
+/// One load cycle of a slot: (target, data).
+pub type Load = (LoadTarget, u64);
+
+/// One load cycle of a decryption core: (path: false = p, true = q; target; data).
+pub type KeyLoad = (bool, LoadTarget, u64);
 
 /// `KEY_CONTROL`'s value that commits the loaded key as `key_id`.
 pub fn key_control_commit(key_id: u8) -> u32 {
@@ -129,8 +188,8 @@ pub fn key_select(q_path: bool, target_index: u8) -> u32 {
 
 /// The AXI4-Lite writes (offset, value) that load a key and commit it as `key_id`: BEGIN, then
 /// for each load its KEY_SELECT (when it changes) and KEY_DATA, then COMMIT. `loads` come from
-/// [`crate::host::decryption_key_loads`]; a load target's index is its [`LoadTarget`] encoding.
-pub fn key_load_writes(loads: &[crate::host::KeyLoad], key_id: u8) -> Vec<(u32, u32)> {
+/// [`crate::host::decryption_key_loads`]; a load target's index is its [`LoadTarget`] discriminant.
+pub fn key_load_writes(loads: &[KeyLoad], key_id: u8) -> Vec<(u32, u32)> {
     let mut writes = vec![(REG_KEY_CONTROL, KEY_CONTROL_BEGIN)];
     let mut selected = None;
     for &(q_path, target, data) in loads {
@@ -147,12 +206,7 @@ pub fn key_load_writes(loads: &[crate::host::KeyLoad], key_id: u8) -> Vec<(u32, 
 
 /// The names of the load targets, by index (KEY_SELECT.TARGET).
 pub fn load_target_names() -> Vec<String> {
-    match LoadTarget::descriptor().kind {
-        rust_hdl::prelude::TypeKind::Enum(names) => {
-            names.iter().map(|n| n.trim_start_matches("LoadTarget::").to_string()).collect()
-        }
-        _ => Vec::new(),
-    }
+    LoadTarget::ALL.iter().map(|t| format!("{t:?}")).collect()
 }
 
 /// How a register is accessed.
@@ -420,6 +474,24 @@ impl ResultFrame {
     }
 }
 
+/// A beat that left the result stream (m_axis) in one cycle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputBeat {
+    /// TDATA as `lanes` 32-bit words, lane 0 first.
+    pub words: Vec<u32>,
+    /// TLAST: the beat ends a burst of result frames.
+    pub last: bool,
+}
+
+/// What moved on the streams in one clock cycle (one cycle of a model of the accelerator).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CycleIo {
+    /// The offered request beat was accepted (TVALID and TREADY high on the edge).
+    pub input_taken: bool,
+    /// The result beat that left (TVALID and TREADY high on the edge), if any.
+    pub output: Option<OutputBeat>,
+}
+
 /// A request header word.
 pub fn request_header(tag: u16, key_id: u8) -> u32 {
     (OPCODE_DECRYPT as u32) << HEADER_OPCODE_SHIFT | (key_id as u32) << HEADER_KEY_ID_SHIFT | tag as u32
@@ -595,12 +667,12 @@ pub fn markdown() -> String {
     };
     line("# The ecrt accelerator's host interface");
     line("");
-    line("<!-- Generated by `ecrt_hdl::interface::markdown()` (hdl/src/interface.rs): do not edit. -->");
-    line("<!-- Regenerate: ECRT_UPDATE_DOCS=1 cargo test -p ecrt-hdl interface -->");
+    line("<!-- Generated by `ecrt_contract::interface::markdown()` (hdl/contract/src/interface.rs): do not edit. -->");
+    line("<!-- Regenerate: ECRT_UPDATE_DOCS=1 cargo test -p ecrt-contract interface -->");
     line("");
     line(&format!(
         "Interface version {VERSION_MAJOR}.{VERSION_MINOR}. The framing and the register map are defined once, in \
-         `hdl/src/interface.rs`; the RTL, the simulator and the driver use those definitions, and this page is \
+         `hdl/contract/src/interface.rs`; the RTL, the simulator and the driver use those definitions, and this page is \
          rendered from them."
     ));
     line("");
@@ -721,7 +793,7 @@ pub fn markdown() -> String {
     line("");
     line("## Loading a key");
     line("");
-    line("The host loads a key's precomputed constants once; the load sequence (path, target, 17-bit value) comes from `ecrt_hdl::host`.");
+    line("The host loads a key's precomputed constants once; the load sequence (path, target, 17-bit value) comes from `ecrt_contract::host`.");
     line("");
     line("The load targets (KEY_SELECT.TARGET; other indices load nothing):");
     line("");
@@ -731,7 +803,7 @@ pub fn markdown() -> String {
         line(&format!("| {k} | {name} |"));
     }
     line("");
-    line("`ecrt_hdl::interface::key_load_writes` turns a load sequence into the register writes below.");
+    line("`ecrt_contract::interface::key_load_writes` turns a load sequence into the register writes below.");
     line("");
     line("1. Wait until STATUS.BUSY is 0 (key writes are refused while it is 1).");
     line(&format!("2. Write KEY_CONTROL = 0x{KEY_CONTROL_BEGIN:X} (BEGIN): the key becomes invalid, requests are answered KEY_NOT_LOADED."));
@@ -745,7 +817,7 @@ pub fn markdown() -> String {
 
 /// `docs/interface.md` of the workspace this crate is built in.
 pub fn docs_path() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/interface.md")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/interface.md")
 }
 
 #[cfg(test)]

@@ -24,6 +24,9 @@ pub enum ConfigError {
 
 /// The most decryption cores an accelerator has.
 pub const MAX_CORES: usize = 64;
+/// The widest exponent window (segment) the sequencer's table addresses.
+pub const WINDOW_BITS_MAX: usize = 6;
+pub use crate::limbs::STEP_BITS;
 
 fn default_cores() -> usize {
     1
@@ -78,7 +81,7 @@ impl AcceleratorConfig {
         if self.limb_bits != LIMB_BITS {
             return Err(ConfigError::LimbBits(self.limb_bits));
         }
-        if !(1..=crate::slot_control::WINDOW_BITS_MAX).contains(&self.window_bits) {
+        if !(1..=WINDOW_BITS_MAX).contains(&self.window_bits) {
             return Err(ConfigError::WindowBits(self.window_bits));
         }
         if !(1..=MAX_CORES).contains(&self.cores) {

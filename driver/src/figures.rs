@@ -1,0 +1,796 @@
+//! `docs/figures.md`, rendered from the measurement records in `docs/figures/`.
+//!
+//! Every measured figure the README and docs/architecture.md refer to lives in `docs/figures/`,
+//! as the tools wrote it; this module turns those records into one page, so that no figure is
+//! copied by hand. What the records are:
+//!
+//! - `NAME.json`: a report exactly as a tool writes it with `--out` (or `target/bench/cpu.json`
+//!   from `scripts/bench`): `ecrt bench --backend sim|xdma|cpu`, `ecrt estimate`,
+//!   `ecrt bench-modexp`. The kind is read from the report itself.
+//! - `NAME.meta.json` (optional): how that record was made: `{"command": "…", "date":
+//!   "YYYY-MM-DD", "machine": "…", "note": "…"}`, every field optional.
+//! - `recorded.json`: figures of earlier runs that were not regenerated, each with its command
+//!   and date: `{"note": "…", "records": [{"name": "…", "kind": "bench-sim" | "estimate" |
+//!   "bench-modexp" | "bench-xdma" | "bench-cpu", "command": "…", "date": "…", "report": {…},
+//!   "extra": [["figure", "value"], …]}]}`. A report here holds the fields the tool would have
+//!   written (a number, or an array of the numbers of several runs, shown as a range); `extra`
+//!   rows carry figures no tool writes. They are rendered as recorded, not as measured.
+//!
+//! The definitions behind each figure (cycles, the Yosys estimate, cores per chip, the
+//! schoolbook bound) are in docs/background.md, "Measures and targets".
+//!
+//! Regenerate the page after adding or replacing a record:
+//! `ECRT_UPDATE_DOCS=1 cargo test -p ecrt-driver --test figures`.
+
+use anyhow::{bail, Context};
+use serde_json::Value;
+use std::path::Path;
+
+/// The xc7vx690t's resources (Xilinx DS180): (report field, label, amount).
+pub const XC7VX690T: [(&str, &str, f64); 4] = [
+    ("lut", "LUT", 433_200.0),
+    ("ff", "FF", 866_400.0),
+    ("dsp48e1", "DSP48E1", 3_600.0),
+    ("bram36", "BRAM36", 1_470.0),
+];
+/// The share of each resource a design may use and still place and route (as `ecrt bench` counts).
+const UTILISATION: f64 = 0.8;
+/// The reference clock of cycle-to-time conversions and projections, MHz.
+const REFERENCE_MHZ: f64 = 100.0;
+/// MESA's 2048-bit decryption, cycles at 100 MHz.
+const MESA_CYCLES: f64 = 57_700.0;
+/// Projected decryptions/s on one xc7vx690t at 100 MHz.
+const TARGET_THROUGHPUT: f64 = 3_466.0;
+/// Driver CPU µs per decryption.
+const TARGET_HOST_US: f64 = 5.0;
+/// Wall seconds per 2048-bit decryption in Verilator.
+const TARGET_SIM_S: f64 = 2.0;
+
+/// What made a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `ecrt bench --backend sim`: the accelerator in Verilator.
+    Accelerator,
+    /// `ecrt estimate`: Yosys resources of the accelerator.
+    Estimate,
+    /// `ecrt bench-modexp`: the exponentiation unit in Verilator.
+    ModExp,
+    /// `ecrt bench --backend xdma`: the host's overhead.
+    Host,
+    /// `ecrt bench` (`scripts/bench`): the CPU backend against phe.
+    Cpu,
+}
+
+impl Kind {
+    const ALL: [Kind; 5] = [Kind::Accelerator, Kind::Estimate, Kind::ModExp, Kind::Host, Kind::Cpu];
+
+    /// The name recorded.json uses.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Accelerator => "bench-sim",
+            Kind::Estimate => "estimate",
+            Kind::ModExp => "bench-modexp",
+            Kind::Host => "bench-xdma",
+            Kind::Cpu => "bench-cpu",
+        }
+    }
+
+    fn from_name(name: &str) -> anyhow::Result<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name).with_context(|| format!("unknown record kind {name:?}"))
+    }
+
+    /// The kind of a report as a tool wrote it.
+    fn of_report(report: &Value) -> Option<Kind> {
+        match report["backend"].as_str() {
+            Some("sim") => Some(Kind::Accelerator),
+            Some("xdma") => Some(Kind::Host),
+            Some("cpu") => Some(Kind::Cpu),
+            _ if report.get("multiplications_per_exponentiation").is_some() => Some(Kind::ModExp),
+            _ if report.get("verilog_sha256").is_some() => Some(Kind::Estimate),
+            _ => None,
+        }
+    }
+
+    fn heading(self) -> &'static str {
+        match self {
+            Kind::Accelerator => "The accelerator",
+            Kind::Estimate => "Resources",
+            Kind::ModExp => "The exponentiation unit",
+            Kind::Host => "Host overhead",
+            Kind::Cpu => "The CPU backend against phe",
+        }
+    }
+
+    fn blurb(self) -> &'static str {
+        match self {
+            Kind::Accelerator => {
+                "`ecrt bench --backend sim`: the accelerator's Verilator model (cycle counts, exact), its Yosys \
+                 resource estimate, and what they project for one xc7vx690t at 100 MHz."
+            }
+            Kind::Estimate => {
+                "`ecrt estimate`: Yosys's resource estimate of the whole accelerator (not a Vivado result)."
+            }
+            Kind::ModExp => {
+                "`ecrt bench-modexp`: the two-slot exponentiation unit alone in Verilator, random moduli and \
+                 exponents of the configuration's sizes, every result checked."
+            }
+            Kind::Host => {
+                "`ecrt bench --backend xdma`: the driver's own CPU time per decryption on the XDMA path, \
+                 against an emulated device that answers at once (median of the rounds)."
+            }
+            Kind::Cpu => {
+                "`scripts/bench` (`ecrt bench --backend cpu`): median passes over the same ciphertexts, \
+                 interleaved, in one run; ratios below 1 mean ecrt is faster."
+            }
+        }
+    }
+}
+
+/// One measurement record.
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// Its name: the file's stem, or the name given in recorded.json; the heading of its table.
+    pub name: String,
+    /// Where it is, relative to the repository's root.
+    pub path: String,
+    /// What made it.
+    pub kind: Kind,
+    /// The report, as the tool wrote it (or the recorded part of one).
+    pub report: Value,
+    /// How it was made, as its metadata says.
+    pub command: Option<String>,
+    /// When (YYYY-MM-DD).
+    pub date: Option<String>,
+    /// On what.
+    pub machine: Option<String>,
+    /// Anything else to know.
+    pub note: Option<String>,
+    /// An earlier run's figures, not regenerated (recorded.json).
+    pub recorded: bool,
+    /// Rows no tool writes: (figure, value).
+    pub extra: Vec<(String, String)>,
+}
+
+fn opt_string(value: &Value, key: &str) -> Option<String> {
+    value[key].as_str().map(str::to_string)
+}
+
+/// Every record in `dir`: the reports first (newest first), then the recorded ones.
+pub fn load(dir: &Path) -> anyhow::Result<Vec<Record>> {
+    let read = |path: &Path| -> anyhow::Result<Value> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
+    };
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .map(|entry| Ok(entry?.file_name().to_string_lossy().into_owned()))
+        .collect::<anyhow::Result<_>>()?;
+    names.sort();
+    let mut fresh = Vec::new();
+    let mut recorded = Vec::new();
+    for file in &names {
+        let Some(stem) = file.strip_suffix(".json") else { continue };
+        if stem.ends_with(".meta") {
+            let report = format!("{}.json", stem.trim_end_matches(".meta"));
+            anyhow::ensure!(names.contains(&report), "docs/figures/{file} describes {report}, which is missing");
+            continue;
+        }
+        let value = read(&dir.join(file))?;
+        if stem == "recorded" {
+            let note = opt_string(&value, "note");
+            for entry in value["records"].as_array().context("recorded.json: no \"records\" array")? {
+                let name = entry["name"].as_str().context("recorded.json: a record without a name")?;
+                let extra = match entry.get("extra") {
+                    None => Vec::new(),
+                    Some(rows) => rows
+                        .as_array()
+                        .context("recorded.json: \"extra\" is not an array")?
+                        .iter()
+                        .map(|row| match (row[0].as_str(), row[1].as_str()) {
+                            (Some(a), Some(b)) => Ok((a.to_string(), b.to_string())),
+                            _ => bail!("recorded.json, {name}: an extra row is not [figure, value]"),
+                        })
+                        .collect::<anyhow::Result<_>>()?,
+                };
+                recorded.push(Record {
+                    name: name.to_string(),
+                    path: format!("docs/figures/{file}"),
+                    kind: Kind::from_name(entry["kind"].as_str().unwrap_or_default())
+                        .with_context(|| format!("recorded.json, {name}"))?,
+                    report: entry["report"].clone(),
+                    command: opt_string(entry, "command"),
+                    date: opt_string(entry, "date"),
+                    machine: opt_string(entry, "machine"),
+                    note: opt_string(entry, "note").or_else(|| note.clone()),
+                    recorded: true,
+                    extra,
+                });
+            }
+            continue;
+        }
+        let kind =
+            Kind::of_report(&value).with_context(|| format!("docs/figures/{file}: not a report of a known tool"))?;
+        let meta_path = dir.join(format!("{stem}.meta.json"));
+        let meta = if meta_path.exists() { read(&meta_path)? } else { Value::Null };
+        fresh.push(Record {
+            name: stem.to_string(),
+            path: format!("docs/figures/{file}"),
+            kind,
+            report: value,
+            command: opt_string(&meta, "command"),
+            date: opt_string(&meta, "date"),
+            machine: opt_string(&meta, "machine"),
+            note: opt_string(&meta, "note"),
+            recorded: false,
+            extra: Vec::new(),
+        });
+    }
+    // Newest first; the order of names breaks ties.
+    fresh.sort_by(|a, b| b.date.cmp(&a.date));
+    let mut records = fresh;
+    records.extend(recorded);
+    for (i, r) in records.iter().enumerate() {
+        anyhow::ensure!(
+            r.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+            "record name {:?}: use letters, digits, '-' and '_' (it becomes an anchor)",
+            r.name
+        );
+        anyhow::ensure!(records[..i].iter().all(|s| s.name != r.name), "two records are named {:?}", r.name);
+    }
+    Ok(records)
+}
+
+/// docs/figures.md from the records in `dir` (docs/figures/).
+pub fn render(dir: &Path) -> anyhow::Result<String> {
+    Ok(render_records(&load(dir)?))
+}
+
+/// A figure: one value, or the range of several runs' values.
+#[derive(Debug, Clone, Copy)]
+struct Val {
+    lo: f64,
+    hi: f64,
+}
+
+impl Val {
+    fn one(x: f64) -> Val {
+        Val { lo: x, hi: x }
+    }
+
+    /// f on both ends (f monotone).
+    fn map(self, f: impl Fn(f64) -> f64) -> Val {
+        let (a, b) = (f(self.lo), f(self.hi));
+        Val { lo: a.min(b), hi: a.max(b) }
+    }
+
+    fn show(self, f: impl Fn(f64) -> String) -> String {
+        let (a, b) = (f(self.lo), f(self.hi));
+        if a == b {
+            a
+        } else {
+            format!("{a}–{b}")
+        }
+    }
+}
+
+/// A number or an array of numbers at a dotted path.
+fn get(report: &Value, path: &str) -> Option<Val> {
+    let value = path.split('.').try_fold(report, |v, key| v.get(key))?;
+    if let Some(x) = value.as_f64() {
+        return Some(Val::one(x));
+    }
+    let xs: Vec<f64> = value.as_array()?.iter().map(Value::as_f64).collect::<Option<_>>()?;
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (!xs.is_empty()).then_some(Val { lo, hi })
+}
+
+/// x with `decimals` decimals and thousands separated by commas.
+fn num(x: f64, decimals: usize) -> String {
+    let text = format!("{:.*}", decimals, x.abs());
+    let (int, frac) = text.split_once('.').map_or((text.as_str(), None), |(i, f)| (i, Some(f)));
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if x < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+fn int(v: Val) -> String {
+    v.show(|x| num(x, 0))
+}
+
+fn dec(v: Val, decimals: usize) -> String {
+    v.show(|x| num(x, decimals))
+}
+
+/// Without decimals when every end is whole, else with `decimals`.
+fn whole_or(v: Val, decimals: usize) -> String {
+    if v.lo.fract() == 0.0 && v.hi.fract() == 0.0 {
+        int(v)
+    } else {
+        dec(v, decimals)
+    }
+}
+
+/// A bit width, without thousands separators.
+fn bits(v: Val) -> String {
+    v.show(|x| format!("{x:.0}"))
+}
+
+fn mega(v: Val) -> String {
+    format!("{} M", v.show(|x| num(x / 1e6, 1)))
+}
+
+/// The key size a record is about.
+fn key_bits(r: &Record) -> Option<u64> {
+    get(&r.report, "key_bits").or_else(|| get(&r.report, "config.key_bits")).map(|v| v.lo as u64)
+}
+
+/// The schoolbook bound of one exponentiation (docs/background.md), as `ecrt bench-modexp`
+/// computes it: 1.2 · L · 2 · ⌈m/24⌉ · ⌈m/17⌉ for an m-bit modulus and an L-bit exponent.
+fn schoolbook_bound_per_exponentiation(key_bits: u64) -> f64 {
+    let m = key_bits;
+    let exponent_bits = key_bits / 2;
+    1.2 * exponent_bits as f64 * 2.0 * m.div_ceil(24) as f64 * m.div_ceil(17) as f64
+}
+
+/// One line of a record's table.
+struct Row {
+    figure: String,
+    value: String,
+    target: String,
+}
+
+fn row(figure: &str, value: String) -> Row {
+    Row { figure: figure.into(), value, target: String::new() }
+}
+
+fn with_target(figure: &str, value: String, target: String) -> Row {
+    Row { figure: figure.into(), value, target }
+}
+
+/// "ratio× over" or "ratio× under" a bound, with "met" or "missed".
+fn against(v: Val, target: f64, at_most: bool) -> String {
+    let (met, ratio) =
+        if at_most { (v.hi <= target, v.map(|x| x / target)) } else { (v.lo >= target, v.map(|x| target / x)) };
+    if met {
+        "met".into()
+    } else {
+        format!("missed, {}×", dec(ratio, 1))
+    }
+}
+
+fn configuration(config: &Value) -> Option<String> {
+    let key = get(config, "key_bits")?;
+    let mut parts = vec![format!("{}-bit key", bits(key))];
+    if let Some(cores) = get(config, "cores") {
+        parts.push(format!("{} core{}", int(cores), if cores.hi > 1.0 { "s" } else { "" }));
+    }
+    if let Some(stream) = get(config, "stream_bits") {
+        parts.push(format!("{}-bit streams", bits(stream)));
+    }
+    if let Some(w) = get(config, "window_bits") {
+        parts.push(format!("windows of {} bits", int(w)));
+    }
+    Some(parts.join(", "))
+}
+
+fn accelerator_rows(r: &Value) -> Vec<Row> {
+    let mut rows = Vec::new();
+    if let Some(c) = configuration(&r["config"]) {
+        rows.push(row("configuration", c));
+    }
+    if let Some(v) = get(r, "verified") {
+        rows.push(row("decryptions checked against the golden model", int(v)));
+    }
+    if let Some(v) = get(r, "latency_cycles") {
+        let ms = v.map(|c| c / (REFERENCE_MHZ * 1e3));
+        rows.push(with_target(
+            "latency, idle pipeline, first input beat to last output beat",
+            format!("{} cycles ({} ms at 100 MHz)", int(v), dec(ms, 2)),
+            format!("≤ 57,700 (MESA): {}", against(v, MESA_CYCLES, true)),
+        ));
+    }
+    let cores = get(r, "cores").or_else(|| get(r, "config.cores")).map_or(1.0, |c| c.lo);
+    if cores > 1.0 {
+        if let Some(v) = get(r, "cycles_per_decryption") {
+            rows.push(row("cycles per decryption, steady state, whole accelerator", whole_or(v, 1)));
+        }
+    }
+    if let Some(v) = get(r, "cycles_per_decryption_per_core") {
+        rows.push(row("cycles per decryption, steady state, per core", whole_or(v, 1)));
+    }
+    let resources: Option<Vec<Val>> = ["dsp48e1", "lut", "ff", "lutram", "bram36"].iter().map(|k| get(r, k)).collect();
+    if let Some(res) = &resources {
+        rows.push(row(
+            "DSP48E1 / LUT / FF / LUTRAM / BRAM36 (Yosys estimate)",
+            res.iter().map(|v| int(*v)).collect::<Vec<_>>().join(" / "),
+        ));
+    }
+    if let Some(v) = get(r, "dsp_cycles_per_decryption") {
+        let bound = get(r, "key_bits").map(|k| 2.0 * schoolbook_bound_per_exponentiation(k.lo as u64));
+        let value = match bound {
+            Some(b) => {
+                format!("{} ({}× the schoolbook bound, {})", mega(v), dec(v.map(|x| x / b), 2), mega(Val::one(b)))
+            }
+            None => mega(v),
+        };
+        rows.push(row("DSP-cycles per decryption", value));
+    }
+    if let Some(v) = get(r, "cores_per_xc7vx690t") {
+        let limit = r["xc7vx690t_limiting_resource"].as_str().unwrap_or("?");
+        let label = XC7VX690T.iter().find(|(k, ..)| *k == limit).map_or(limit, |(_, l, _)| *l);
+        let per_resource: Vec<String> = XC7VX690T
+            .iter()
+            .filter_map(|(key, name, cap)| {
+                let used = get(r, key)?;
+                (used.lo > 0.0)
+                    .then(|| format!("{name} {}", int(used.map(|u| (cap * UTILISATION / (u / cores)).floor()))))
+            })
+            .collect();
+        rows.push(row(
+            "cores per xc7vx690t within 80 % of every resource",
+            format!("{} ({label} the limit; per resource: {})", int(v), per_resource.join(", ")),
+        ));
+    }
+    if let Some(v) = get(r, "projected_decryptions_per_s_100mhz") {
+        rows.push(with_target(
+            "projected decryptions/s, one xc7vx690t at 100 MHz",
+            int(v),
+            format!("≥ 3,466: {}", against(v, TARGET_THROUGHPUT, false)),
+        ));
+    }
+    if let Some(v) = get(r, "simulated_cycles_per_s") {
+        rows.push(row("simulated cycles per second (Verilator)", int(v.map(|x| (x / 1000.0).round() * 1000.0))));
+    }
+    if let Some(v) = get(r, "wall_s_per_decryption") {
+        let target = if get(r, "key_bits").is_some_and(|k| k.lo == 2048.0) {
+            format!("< 2 s: {}", against(v, TARGET_SIM_S, true))
+        } else {
+            String::new()
+        };
+        rows.push(with_target("wall time per decryption in simulation", format!("{} s", dec(v, 2)), target));
+    }
+    rows
+}
+
+fn estimate_rows(r: &Value) -> Vec<Row> {
+    let mut rows = Vec::new();
+    if let Some(c) = configuration(&r["config"]) {
+        rows.push(row("configuration", c));
+    }
+    for (key, label) in [
+        ("dsp48e1", "DSP48E1"),
+        ("lut", "LUT"),
+        ("ff", "FF"),
+        ("lutram", "LUTRAM"),
+        ("bram36", "BRAM36"),
+        ("carry4", "CARRY4"),
+    ] {
+        if let Some(v) = get(r, key) {
+            rows.push(row(label, int(v)));
+        }
+    }
+    if let Some(tool) = r["tool"].as_str() {
+        rows.push(row("tool", tool.to_string()));
+    }
+    if let Some(sha) = r["verilog_sha256"].as_str() {
+        rows.push(row("SHA-256 of the Verilog", format!("`{}…`", &sha[..sha.len().min(16)])));
+    }
+    rows
+}
+
+fn modexp_rows(r: &Value) -> Vec<Row> {
+    let mut rows = Vec::new();
+    if let Some(key) = get(r, "config.key_bits") {
+        rows.push(row("moduli / exponents", format!("{} / {} bits", bits(key), bits(key.map(|b| (b / 2.0).floor())))));
+    }
+    let ints = [
+        ("digits", "digits S of a multiplication"),
+        ("cycles_per_multiplication", "cycles per Montgomery multiplication (either slot)"),
+        ("multiplications_per_exponentiation", "multiplications per exponentiation"),
+        ("latency_cycles_per_exponentiation", "cycles per exponentiation, both slots busy (latency of each)"),
+    ];
+    for (key, label) in ints {
+        if let Some(v) = get(r, key) {
+            rows.push(row(label, int(v)));
+        }
+    }
+    if let Some(v) = get(r, "cycles_per_exponentiation_steady_state") {
+        rows.push(row("cycles per exponentiation, steady state (two in flight)", whole_or(v, 1)));
+    }
+    if let Some(v) = get(r, "exponentiations_checked") {
+        rows.push(row("exponentiations checked", int(v)));
+    }
+    if let Some(v) = get(r, "dsp48e1") {
+        rows.push(row("DSP48E1 (Yosys estimate)", int(v)));
+    }
+    if let (Some(d), Some(b)) = (get(r, "dsp_cycles_per_exponentiation"), get(r, "schoolbook_bound_dsp_cycles")) {
+        rows.push(row(
+            "DSP-cycles per exponentiation",
+            format!("{} ({}× the schoolbook bound, {})", mega(d), dec(d.map(|x| x / b.lo), 2), mega(b)),
+        ));
+    } else if let Some(b) = get(r, "schoolbook_bound_dsp_cycles") {
+        rows.push(row("schoolbook bound per exponentiation (DSP-cycles)", mega(b)));
+    }
+    let resources: Option<Vec<Val>> =
+        ["estimate.lut", "estimate.ff", "estimate.lutram", "estimate.bram36"].iter().map(|k| get(r, k)).collect();
+    if let Some(res) = resources {
+        rows.push(row(
+            "LUT / FF / LUTRAM / BRAM36 (Yosys estimate)",
+            res.iter().map(|v| int(*v)).collect::<Vec<_>>().join(" / "),
+        ));
+    }
+    if let Some(v) = get(r, "simulated_cycles_per_s") {
+        rows.push(row("simulated cycles per second (Verilator)", int(v.map(|x| (x / 1000.0).round() * 1000.0))));
+    }
+    if let Some(v) = get(r, "verilator_build_seconds") {
+        let cached = if r["verilator_build_cached"].as_bool() == Some(true) { " (cached)" } else { "" };
+        rows.push(row("Verilator build", format!("{} s{cached}", dec(v, 1))));
+    }
+    rows
+}
+
+fn host_rows(r: &Value) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let setup: Vec<String> = [
+        get(r, "key_bits").map(|v| format!("{}-bit key", bits(v))),
+        get(r, "stream_bits").map(|v| format!("{}-bit streams", bits(v))),
+        get(r, "count").zip(get(r, "rounds")).map(|(c, n)| format!("{} decryptions × {} rounds", int(c), int(n))),
+        get(r, "runs").map(|v| format!("{} runs", int(v))),
+        r["device"].as_str().map(|d| format!("on `{d}`")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !setup.is_empty() {
+        rows.push(row("setup", setup.join(", ")));
+    }
+    if let Some(v) = get(r, "host_cpu_us_per_decryption") {
+        rows.push(with_target(
+            "driver CPU time per decryption (user + system)",
+            format!("{} µs", dec(v, 1)),
+            format!("≤ 5 µs: {}", against(v, TARGET_HOST_US, true)),
+        ));
+    }
+    if let (Some(u), Some(s)) = (get(r, "user_us_per_decryption"), get(r, "system_us_per_decryption")) {
+        rows.push(row("of which user / system", format!("{} / {} µs", dec(u, 1), dec(s, 1))));
+    }
+    if let Some(v) = get(r, "framing_us_per_decryption") {
+        rows.push(row("framing alone (encode and decode in memory)", format!("{} µs", dec(v, 1))));
+    }
+    if let Some(v) = get(r, "decryptions_per_second_per_core") {
+        rows.push(row("decryptions/s one host core could feed", int(v.map(|x| (x / 1000.0).round() * 1000.0))));
+    }
+    if let Some(v) = get(r, "wall_decryptions_per_second") {
+        rows.push(row("decryptions/s through the emulated device (wall)", int(v)));
+    }
+    rows
+}
+
+fn cpu_rows(r: &Value) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let setup: Vec<String> = [
+        get(r, "key_bits").map(|v| format!("{}-bit key", bits(v))),
+        get(r, "count").zip(get(r, "rounds")).map(|(c, n)| format!("{} ciphertexts × {} rounds", int(c), int(n))),
+        get(r, "threads").map(|v| format!("{} threads", int(v))),
+        r["phe_gmpy2"].as_bool().map(|g| if g { "phe with gmpy2".to_string() } else { "phe without gmpy2".into() }),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !setup.is_empty() {
+        rows.push(row("setup", setup.join(", ")));
+    }
+    for (key, label) in [
+        ("ecrt_cpu_ecrt_1_thread", "ecrt eCRT, one thread"),
+        ("ecrt_cpu_crt_1_thread", "ecrt CRT, one thread"),
+        ("golden_num_bigint_ecrt_1_thread", "golden model (num-bigint) eCRT, one thread"),
+        ("phe_raw_decrypt", "phe raw_decrypt"),
+        ("phe_decrypt", "phe decrypt"),
+    ] {
+        if let Some(v) = get(r, &format!("us_per_decryption.{key}")) {
+            rows.push(row(&format!("{label}, µs per decryption"), dec(v, 1)));
+        }
+    }
+    if let Some(v) = get(r, "ratio_ecrt_to_phe_decrypt") {
+        rows.push(row("ecrt eCRT, one thread / phe decrypt", dec(v, 3)));
+    }
+    if let Some(v) = get(r, "ratio_ecrt_to_phe_raw_decrypt") {
+        rows.push(row("ecrt eCRT, one thread / phe raw_decrypt", dec(v, 3)));
+    }
+    if let (Some(g), Some(e)) = (
+        get(r, "us_per_decryption.golden_num_bigint_ecrt_1_thread"),
+        get(r, "us_per_decryption.ecrt_cpu_ecrt_1_thread"),
+    ) {
+        rows.push(row("golden model (num-bigint) / ecrt eCRT, one thread", dec(Val::one(g.lo / e.lo), 2)));
+    }
+    if let Some(v) = get(r, "decryptions_per_s_all_threads") {
+        rows.push(row("decryptions/s, all threads", int(v)));
+    }
+    if let Some(v) = get(r, "thread_scaling") {
+        rows.push(row("thread scaling", format!("{}×", dec(v, 2))));
+    }
+    rows
+}
+
+fn rows(r: &Record) -> Vec<Row> {
+    let mut rows = match r.kind {
+        Kind::Accelerator => accelerator_rows(&r.report),
+        Kind::Estimate => estimate_rows(&r.report),
+        Kind::ModExp => modexp_rows(&r.report),
+        Kind::Host => host_rows(&r.report),
+        Kind::Cpu => cpu_rows(&r.report),
+    };
+    rows.extend(r.extra.iter().map(|(figure, value)| row(figure, value.clone())));
+    rows
+}
+
+/// Escapes a table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The figures the README and docs/architecture.md point to: (kind, row), each taken from the
+/// first 2048-bit record of its kind that has it.
+const SUMMARY: [(Kind, &str); 11] = [
+    (Kind::Accelerator, "latency, idle pipeline, first input beat to last output beat"),
+    (Kind::Accelerator, "cycles per decryption, steady state, per core"),
+    (Kind::Accelerator, "DSP48E1 / LUT / FF / LUTRAM / BRAM36 (Yosys estimate)"),
+    (Kind::Accelerator, "DSP-cycles per decryption"),
+    (Kind::Accelerator, "cores per xc7vx690t within 80 % of every resource"),
+    (Kind::Accelerator, "projected decryptions/s, one xc7vx690t at 100 MHz"),
+    (Kind::Accelerator, "simulated cycles per second (Verilator)"),
+    (Kind::Accelerator, "wall time per decryption in simulation"),
+    (Kind::ModExp, "cycles per Montgomery multiplication (either slot)"),
+    (Kind::Host, "driver CPU time per decryption (user + system)"),
+    (Kind::Cpu, "ecrt eCRT, one thread / phe decrypt"),
+];
+
+/// Renders the page.
+pub fn render_records(records: &[Record]) -> String {
+    let mut out = String::new();
+    let mut line = |s: &str| {
+        out.push_str(s);
+        out.push('\n');
+    };
+    line("# Measured figures");
+    line("");
+    line("<!-- Generated from docs/figures/ by driver/src/figures.rs: do not edit. Regenerate:");
+    line("     ECRT_UPDATE_DOCS=1 cargo test -p ecrt-driver --test figures -->");
+    line("");
+    line(
+        "Every measured figure of ecrt, rendered from the records in [figures/](figures/): each \
+         report exactly as the tool wrote it, with how and when it was made. What each figure means \
+         and the targets are in [background.md](background.md#measures-and-targets). Records marked \
+         **Recorded** come from earlier runs whose reports were not kept \
+         ([figures/recorded.json](figures/recorded.json)); they have not been regenerated.",
+    );
+    line("");
+    line("To add a figure, run the tool with `--out docs/figures/NAME.json` (the CPU bench writes");
+    line("`target/bench/cpu.json`: copy it), add `docs/figures/NAME.meta.json` with the command, the date");
+    line("and a note on the machine, and regenerate this page.");
+    line("");
+    line("## Summary");
+    line("");
+    line("2048-bit keys; for each figure, the newest record that has it.");
+    line("");
+    line("| figure | value | target | record |");
+    line("|---|---|---|---|");
+    for (kind, figure) in SUMMARY {
+        let found = records
+            .iter()
+            .filter(|r| r.kind == kind && key_bits(r) == Some(2048))
+            .find_map(|r| rows(r).into_iter().find(|row| row.figure == figure).map(|row| (r, row)));
+        if let Some((r, row)) = found {
+            let recorded = if r.recorded { ", recorded" } else { "" };
+            line(&format!(
+                "| {} | {} | {} | [{}](#{}){recorded} |",
+                cell(figure),
+                cell(&row.value),
+                cell(&row.target),
+                r.name,
+                r.name.to_lowercase()
+            ));
+        }
+    }
+    for kind in Kind::ALL {
+        let of_kind: Vec<&Record> = records.iter().filter(|r| r.kind == kind).collect();
+        if of_kind.is_empty() {
+            continue;
+        }
+        line("");
+        line(&format!("## {}", kind.heading()));
+        line("");
+        line(kind.blurb());
+        for r in of_kind {
+            line("");
+            line(&format!("### {}", r.name));
+            line("");
+            let mut about = Vec::new();
+            let link = format!("[{}]({})", r.path, r.path.trim_start_matches("docs/"));
+            about.push(if r.recorded { format!("**Recorded** in {link}") } else { link });
+            if let Some(date) = &r.date {
+                about.push(date.clone());
+            }
+            if let Some(machine) = &r.machine {
+                about.push(machine.clone());
+            }
+            line(&format!("{}.", about.join(", ")));
+            if let Some(command) = &r.command {
+                line("");
+                line(&format!("```sh\n{command}\n```"));
+            }
+            if let Some(note) = &r.note {
+                line("");
+                line(note);
+            }
+            line("");
+            let rows = rows(r);
+            let targets = rows.iter().any(|row| !row.target.is_empty());
+            if targets {
+                line("| figure | value | target |");
+                line("|---|---|---|");
+            } else {
+                line("| figure | value |");
+                line("|---|---|");
+            }
+            for row in rows {
+                if targets {
+                    line(&format!("| {} | {} | {} |", cell(&row.figure), cell(&row.value), cell(&row.target)));
+                } else {
+                    line(&format!("| {} | {} |", cell(&row.figure), cell(&row.value)));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(num(307_743.0, 0), "307,743");
+        assert_eq!(num(153_232.5, 1), "153,232.5");
+        assert_eq!(num(999.0, 0), "999");
+        assert_eq!(num(1000.0, 0), "1,000");
+        assert_eq!(num(0.556, 3), "0.556");
+        assert_eq!(num(-1234.5, 1), "-1,234.5");
+        assert_eq!(dec(Val { lo: 5.7, hi: 6.5 }, 1), "5.7–6.5");
+        assert_eq!(dec(Val { lo: 5.71, hi: 5.74 }, 1), "5.7");
+    }
+
+    #[test]
+    fn schoolbook_bound_matches_the_bench() {
+        // 2048-bit key: P = 2 · 86 · 121 = 20,812 partial products, 1.2 · 1,024 · P per exponentiation.
+        assert!((schoolbook_bound_per_exponentiation(2048) - 25_573_785.6).abs() < 1e-3);
+    }
+
+    #[test]
+    fn kinds_from_reports() {
+        assert_eq!(Kind::of_report(&serde_json::json!({"backend": "sim"})), Some(Kind::Accelerator));
+        assert_eq!(Kind::of_report(&serde_json::json!({"backend": "xdma"})), Some(Kind::Host));
+        assert_eq!(Kind::of_report(&serde_json::json!({"backend": "cpu"})), Some(Kind::Cpu));
+        assert_eq!(Kind::of_report(&serde_json::json!({"multiplications_per_exponentiation": 1})), Some(Kind::ModExp));
+        assert_eq!(Kind::of_report(&serde_json::json!({"verilog_sha256": "ab"})), Some(Kind::Estimate));
+        assert_eq!(Kind::of_report(&serde_json::json!({"x": 1})), None);
+    }
+
+    #[test]
+    fn targets() {
+        assert_eq!(against(Val::one(307_743.0), MESA_CYCLES, true), "missed, 5.3×");
+        assert_eq!(against(Val::one(1_950.0), TARGET_THROUGHPUT, false), "missed, 1.8×");
+        assert_eq!(against(Val::one(4.0), TARGET_HOST_US, true), "met");
+    }
+}

@@ -1,0 +1,160 @@
+//! The register sequences a host runs against a card: [`DeviceInfo::probe`] reads what the
+//! bitstream is, [`load_key`] loads a key's constants and commits it. Written once here for every
+//! host: the XDMA driver over the `_user` node, the Verilator harness over the AXI4-Lite ports,
+//! the emulator's tests over either responder.
+
+use crate::config::{AcceleratorConfig, ConfigError};
+use crate::host::decryption_key_loads;
+use crate::interface::{self as itf, FrameError, FrameLayout};
+use ecrt_golden::hw::EcrtHwKey;
+
+/// One AXI4-Lite register access at a byte offset.
+pub trait RegisterBus {
+    /// What a failed access reports.
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Reads the register at `offset`.
+    fn read(&mut self, offset: u32) -> Result<u32, Self::Error>;
+    /// Writes `value` to the register at `offset`.
+    fn write(&mut self, offset: u32, value: u32) -> Result<(), Self::Error>;
+}
+
+/// Why a card cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot access register {offset:#05x}: {source}")]
+    Bus { offset: u32, source: Box<dyn std::error::Error + Send + Sync> },
+    #[error(
+        "not an ecrt accelerator: register ID reads {0:#010x}, not {id:#010x} (wrong bitstream or wrong device?)",
+        id = itf::ID_VALUE
+    )]
+    NotEcrt(u32),
+    #[error(
+        "the bitstream has interface version {}.{}; this driver speaks {}.x: rebuild the bitstream with this ecrt",
+        .0 >> 16, .0 & 0xFFFF, itf::VERSION_MAJOR
+    )]
+    Version(u32),
+    #[error("the bitstream reports an unusable configuration ({info}): {source}")]
+    Config { info: Box<DeviceInfo>, source: ConfigError },
+    #[error("register DIGITS reads {read} but {key_bits}-bit keys need {expected}: the bitstream and this driver disagree")]
+    Digits { read: usize, key_bits: usize, expected: usize },
+    #[error("the accelerator is busy (another process is decrypting?); a key loads only while it is idle")]
+    Busy,
+    #[error("the accelerator refused part of the key load (it became busy: another process is using it?)")]
+    LoadRefused,
+    #[error("the key did not commit (STATUS {status:#x}, KEY_ID {key_id})")]
+    NotCommitted { status: u32, key_id: u32 },
+}
+
+fn read<B: RegisterBus>(bus: &mut B, offset: u32) -> Result<u32, SessionError> {
+    bus.read(offset).map_err(|e| SessionError::Bus { offset, source: Box::new(e) })
+}
+
+fn write<B: RegisterBus>(bus: &mut B, offset: u32, value: u32) -> Result<(), SessionError> {
+    bus.write(offset, value).map_err(|e| SessionError::Bus { offset, source: Box::new(e) })
+}
+
+/// The configuration registers of an ecrt accelerator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub version: u32,
+    pub key_bits: usize,
+    pub cores: usize,
+    pub digits: usize,
+    pub window_bits: usize,
+    pub stream_bits: usize,
+    pub limb_bits: usize,
+}
+
+impl std::fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ecrt interface {}.{}, {}-bit keys, {} core(s), {}-bit windows, {}-bit streams",
+            self.version >> 16,
+            self.version & 0xFFFF,
+            self.key_bits,
+            self.cores,
+            self.window_bits,
+            self.stream_bits
+        )
+    }
+}
+
+impl DeviceInfo {
+    /// Reads ID, VERSION and the configuration; refuses what is not an ecrt accelerator of this
+    /// contract's interface version, or whose registers contradict each other.
+    pub fn probe<B: RegisterBus>(bus: &mut B) -> Result<Self, SessionError> {
+        let id = read(bus, itf::REG_ID)?;
+        if id != itf::ID_VALUE {
+            return Err(SessionError::NotEcrt(id));
+        }
+        let version = read(bus, itf::REG_VERSION)?;
+        if version >> 16 != u32::from(itf::VERSION_MAJOR) {
+            return Err(SessionError::Version(version));
+        }
+        let info = DeviceInfo {
+            version,
+            key_bits: read(bus, itf::REG_KEY_BITS)? as usize,
+            cores: read(bus, itf::REG_CORES)? as usize,
+            digits: read(bus, itf::REG_DIGITS)? as usize,
+            window_bits: read(bus, itf::REG_WINDOW_BITS)? as usize,
+            stream_bits: read(bus, itf::REG_STREAM_BITS)? as usize,
+            limb_bits: read(bus, itf::REG_LIMB_BITS)? as usize,
+        };
+        let config = info.config();
+        if let Err(source) = config.validate() {
+            return Err(SessionError::Config { info: Box::new(info), source });
+        }
+        if config.digits() != info.digits {
+            return Err(SessionError::Digits { read: info.digits, key_bits: info.key_bits, expected: config.digits() });
+        }
+        Ok(info)
+    }
+
+    /// The accelerator configuration the registers describe.
+    pub fn config(&self) -> AcceleratorConfig {
+        AcceleratorConfig {
+            key_bits: self.key_bits,
+            limb_bits: self.limb_bits,
+            window_bits: self.window_bits,
+            cores: self.cores,
+            stream_bits: self.stream_bits,
+            ..Default::default()
+        }
+    }
+
+    /// The frame sizes.
+    pub fn layout(&self) -> Result<FrameLayout, FrameError> {
+        FrameLayout::new(self.digits, self.stream_bits)
+    }
+}
+
+/// Loads a key's constants into every core and commits it as `key_id`, then checks the commit:
+/// refused while the card is busy, and failed if any write of the load was refused.
+pub fn load_key<B: RegisterBus>(
+    bus: &mut B,
+    key: &EcrtHwKey,
+    window_bits: usize,
+    key_id: u8,
+) -> Result<(), SessionError> {
+    if read(bus, itf::REG_STATUS)? & itf::STATUS_BUSY != 0 {
+        return Err(SessionError::Busy);
+    }
+    write(bus, itf::REG_ERRORS, itf::ERROR_KEY_LOAD_REFUSED)?;
+    for (offset, value) in itf::key_load_writes(&decryption_key_loads(key, window_bits), key_id) {
+        write(bus, offset, value)?;
+    }
+    let status = read(bus, itf::REG_STATUS)?;
+    let errors = read(bus, itf::REG_ERRORS)?;
+    let committed = read(bus, itf::REG_KEY_ID)? & 0xFF;
+    if errors & itf::ERROR_KEY_LOAD_REFUSED != 0 {
+        return Err(SessionError::LoadRefused);
+    }
+    if status & itf::STATUS_KEY_VALID == 0 || committed != u32::from(key_id) {
+        return Err(SessionError::NotCommitted { status, key_id: committed });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
