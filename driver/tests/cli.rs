@@ -9,18 +9,9 @@ fn fixture(bits: u32) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// `ecrt ARGS` with `stdin`, within a generous limit.
 fn ecrt(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ecrt"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A command that fails early may close its stdin unread.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
+    ecrt_within(args, stdin.as_bytes(), std::time::Duration::from_secs(600))
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {

@@ -24,31 +24,21 @@ pub use ecrt_contract::config::WINDOW_BITS_MAX;
 /// Bits of the window counter.
 pub const WINDOW_COUNT_BITS: usize = 12;
 
-/// What a load cycle writes (`load_target`, encoded as the variant's index); limb vectors shift in
-/// least significant limb first, exponent windows most significant window first.
+/// What a load cycle writes (`load_target`, encoded as the variant's index): the contract's
+/// `LoadTarget` (its docs say what each holds), in the same order (a test checks it). Limb vectors
+/// shift in least significant limb first, exponent windows most significant window first.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum LoadTarget {
-    /// The exponentiation's modulus N (p²), S exact limbs.
     Modulus,
-    /// −N^(−1) mod 2^17.
     NPrime,
-    /// The exact division's modulus R − p, S exact limbs.
     ModulusDiv,
-    /// −(R − p)^(−1) = p^(−1) mod 2^17.
     NPrimeDiv,
-    /// The public modulus n, S exact limbs.
     ModulusN,
-    /// −n^(−1) mod 2^17.
     NPrimeN,
-    /// R³ mod N, S limbs.
     R3,
-    /// R mod N (the Montgomery form of 1, table entry 0), S limbs.
     One,
-    /// t·R mod n (t_p or t_q, the eCRT constant), S limbs.
     TMont,
-    /// The base c < R·N (the ciphertext), 2·S limbs.
     Base,
-    /// The exponent, one w-bit window per load, most significant first.
     Exponent,
 }
 

@@ -6,9 +6,11 @@
 //! from Vivado's, and nothing is placed or routed, so use them to compare variants and to size
 //! blocks until a Vivado report is on record.
 //!
-//! Synthesizing wide flat logic is slow (minutes for 2048-bit datapaths), so results are cached by
-//! content (`<cache_dir>/estimate/<key>.json`), and large designs are better estimated per block and
-//! summed with [`ResourceEstimate::scaled`] and [`ResourceEstimate::add`].
+//! Synthesizing wide flat logic is slow (tens of minutes for the 2048-bit accelerator), so by default
+//! ([`EstimateMethod::Hierarchical`], module [`hierarchical`]) each distinct module body is
+//! synthesized once and the results are summed over its instances with [`ResourceEstimate::scaled`]
+//! and [`ResourceEstimate::add`]; [`EstimateMethod::Flat`] keeps the single flat run. Results are
+//! cached by content (`<cache_dir>/estimate/`: per distinct module, or per design for a flat run).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,6 +22,8 @@ use crate::cache::{content_key, ensure_dir, keep_failed_log, key_lock, staging_d
 use crate::error::{Result, SimError};
 use crate::progress::Spinner;
 use crate::toolchain::{yosys_version, Log};
+
+pub mod hierarchical;
 
 /// Bump when the script or the parsing changes: part of the cache key.
 const ESTIMATE_FORMAT: &str = "ecrt-sim estimate 1";
@@ -135,6 +139,19 @@ impl std::fmt::Display for ResourceEstimate {
     }
 }
 
+/// How [`estimate`] synthesizes a design.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EstimateMethod {
+    /// The whole design flattened in one Yosys run: every copy of a block is synthesized again
+    /// (tens of minutes at 2048 bits), and optimisation crosses every module boundary.
+    Flat,
+    /// Each distinct module body synthesized once, out of context, and the results summed over
+    /// its instances (see [`hierarchical`]): minutes at 2048 bits, each module cached on its own.
+    #[default]
+    Hierarchical,
+}
+
 /// Options of [`estimate`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EstimateOptions {
@@ -142,12 +159,19 @@ pub struct EstimateOptions {
     pub cache_dir: Option<PathBuf>,
     /// Show a spinner with elapsed time on stderr while Yosys runs.
     pub progress: bool,
+    /// Flat or per distinct module.
+    pub method: EstimateMethod,
 }
 
 impl Default for EstimateOptions {
-    /// Caching in [`default_cache_dir`](crate::default_cache_dir), no progress display.
+    /// Caching in [`default_cache_dir`](crate::default_cache_dir), no progress display,
+    /// [`EstimateMethod::Hierarchical`].
     fn default() -> Self {
-        EstimateOptions { cache_dir: Some(crate::cache::default_cache_dir()), progress: false }
+        EstimateOptions {
+            cache_dir: Some(crate::cache::default_cache_dir()),
+            progress: false,
+            method: EstimateMethod::default(),
+        }
     }
 }
 
@@ -159,11 +183,20 @@ fn script(top: &str) -> String {
     )
 }
 
-/// Estimates the Virtex-7 resources of module `top` of `verilog` with Yosys (see the module docs).
+/// Estimates the Virtex-7 resources of module `top` of `verilog` with Yosys (see the module docs),
+/// by `opts.method`.
 pub fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<ResourceEstimate> {
     if top.is_empty() || top.contains([';', ' ', '\n', '"']) {
         return Err(SimError::Spec(format!("unusable top module name {top:?}")));
     }
+    match opts.method {
+        EstimateMethod::Flat => estimate_flat(verilog, top, opts),
+        EstimateMethod::Hierarchical => hierarchical::estimate(verilog, top, opts),
+    }
+}
+
+/// [`EstimateMethod::Flat`].
+fn estimate_flat(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<ResourceEstimate> {
     let version = yosys_version()?;
     let script = script(top);
     let key = content_key(&[ESTIMATE_FORMAT.as_bytes(), version.as_bytes(), script.as_bytes(), verilog.as_bytes()]);

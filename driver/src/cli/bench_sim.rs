@@ -6,7 +6,7 @@ use ecrt_driver::cpu::{encrypt, Scratch};
 use ecrt_driver::sim::SimBackend;
 use ecrt_golden::paillier::decrypt_ecrt;
 use ecrt_golden::PrivateKey;
-use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_contract::config::AcceleratorConfig;
 use ecrt_sim::accelerator::{OutputPacing, RunReport};
 use ecrt_sim::{estimate, BuildOptions, EstimateOptions, ResourceEstimate};
 use num_bigint::{BigUint, RandBigInt};
@@ -14,7 +14,7 @@ use rand::SeedableRng;
 use serde_json::json;
 use std::process::ExitCode;
 
-/// The xc7vx690t's resources (DESIGN.md §3; Xilinx DS180): LUT, FF, DSP48E1, BRAM36.
+/// The xc7vx690t's resources (Xilinx DS180; docs/background.md#the-hardware): LUT, FF, DSP48E1, BRAM36.
 const XC7VX690T: [(&str, f64); 4] = [("lut", 433_200.0), ("ff", 866_400.0), ("dsp48e1", 3_600.0), ("bram36", 1_470.0)];
 /// The share of each resource a design may use and still place and route comfortably.
 const UTILISATION: f64 = 0.8;
@@ -49,17 +49,27 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         anyhow::ensure!(decrypt_ecrt(&key, c)? == job.result.plaintext, "the golden model disagrees");
         verified += 1;
     }
-    let resources = if args.no_estimate {
-        None
+    let (resources, timing) = if args.no_estimate {
+        (None, None)
     } else {
         let emitted = ecrt_hdl::emit::emit(&config)?;
-        Some(estimate(
-            &emitted.verilog,
-            &emitted.manifest.top,
-            &EstimateOptions { progress: true, ..Default::default() },
-        )?)
+        let (resources, timing) = std::thread::scope(|s| {
+            let timing = s.spawn(|| crate::cli::estimate::timing_of(&config, true));
+            let resources = estimate(
+                &emitted.verilog,
+                &emitted.manifest.top,
+                &EstimateOptions { progress: true, ..Default::default() },
+            );
+            (resources, timing.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the timing run panicked"))))
+        });
+        (Some(resources?), Some(timing?))
     };
-    let report = report(&config, &idle, &batch, resources.as_ref(), verified);
+    let mut report = report(&config, &idle, &batch, resources.as_ref(), verified);
+    // The logic delay of the longest path (no routing) and the clock it plausibly allows once
+    // routed (routing taken as doubling it); the projections above stay at 100 MHz.
+    report["logic_delay_ns"] = json!(timing.as_ref().map(|t| t.logic_delay_ns));
+    report["plausible_clock_mhz"] = json!(timing.as_ref().map(|t| t.plausible_clock_mhz()));
+    report["critical_path"] = json!(timing.as_ref().map(|t| t.path_summary()));
     crate::cli::emit_report(&report, args.json, args.out.as_ref(), print_table)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -148,6 +158,8 @@ fn print_table(report: &serde_json::Value) {
         ("cores per xc7vx690t (80 % of each resource)", "cores_per_xc7vx690t"),
         ("projected decryptions/s, xc7vx690t at 100 MHz", "projected_decryptions_per_s_100mhz"),
         ("latency at 100 MHz (ms)", "latency_ms_100mhz"),
+        ("logic delay, longest path, no routing (ns)", "logic_delay_ns"),
+        ("plausible clock, 1000 / (2 × logic delay) (MHz)", "plausible_clock_mhz"),
         ("simulated cycles per second", "simulated_cycles_per_s"),
         ("wall time per decryption in simulation (s)", "wall_s_per_decryption"),
     ];

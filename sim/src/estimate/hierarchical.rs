@@ -1,0 +1,174 @@
+//! [`EstimateMethod::Hierarchical`](super::EstimateMethod::Hierarchical): each distinct module
+//! synthesized once and summed over its instances.
+//!
+//! rust-hdl writes one module per instance, so a flat run synthesizes every copy of a column, a
+//! slot or a register file again. Here the design is deduplicated by content (each module renamed,
+//! bottom-up, to a hash of its body with its children renamed: see `hierarchy`), and every
+//! distinct module that has children becomes a *unit*: its leaf children (flip-flop and memory
+//! wrappers) inlined, as flattening would, so that clock enables, DSP pipeline registers and
+//! LUT RAMs are inferred as in the flat run; its other children black boxes. Each unit is
+//! synthesized out of context with the flat run's `synth_xilinx -family xc7 -flatten` and its own
+//! cells (the black boxes left out) count once per instance of it in the design.
+//!
+//! What that loses against the flat run: optimisation across unit boundaries. Constants an
+//! instance receives are not propagated into it, logic behind outputs its parent leaves unused is
+//! kept, and logic on either side of a boundary is not merged or mapped together (the operand
+//! multiplexers of a slot and the multiplier's phase multiplexer after them, for instance, are
+//! mapped separately). DSP48E1, LUT RAM and carry chains come out as in the flat run and flip-flops
+//! within 3 %; the LUT count moves by up to about a fifth, either way, with where the design is
+//! cut, as Yosys' LUT mapping of wide multiplexers depends on what surrounds them (measured on
+//! the accelerator, see docs/architecture.md; the `estimate_methods` test holds the bounds).
+//!
+//! Each unit's result is cached by its own content, black boxes named by their interface, so a
+//! change inside one block re-synthesizes that block only. Units run in parallel, one Yosys per
+//! available core (`ECRT_SIM_JOBS` overrides), largest first.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use super::{EstimateOptions, ResourceEstimate, StatJson};
+use crate::cache::content_key;
+use crate::error::{Result, SimError};
+use crate::hierarchy::{Cut, Design, Unit, UNIT_TOP};
+use crate::progress::Spinner;
+use crate::synth::{self, Job};
+use crate::toolchain::yosys_version;
+
+/// Bump when the script or the parsing changes: part of every unit's cache key.
+const UNIT_FORMAT: &str = "ecrt-sim estimate unit 1";
+
+/// The Yosys script of a unit.
+fn script(has_blackboxes: bool) -> String {
+    format!(
+        "{}read_verilog unit.v; synth_xilinx -family xc7 -top {UNIT_TOP} -flatten -noiopad -noclkbuf; \
+         tee -q -o report.json stat -json -tech xilinx",
+        if has_blackboxes { "read_verilog -lib blackboxes.v; " } else { "" }
+    )
+}
+
+/// The unit's cache key.
+fn key(version: &str, unit: &Unit) -> String {
+    let script = script(!unit.blackboxes.is_empty());
+    content_key(&[
+        UNIT_FORMAT.as_bytes(),
+        version.as_bytes(),
+        script.as_bytes(),
+        unit.verilog.as_bytes(),
+        unit.blackboxes.as_bytes(),
+    ])
+}
+
+/// Estimates `top` of `verilog` unit by unit (see the module docs).
+pub(crate) fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<ResourceEstimate> {
+    let version = yosys_version()?;
+    let dedup = Design::parse(verilog)?.dedup(top)?;
+    let units = dedup.units(Cut::EveryParent);
+    let cache = opts.cache_dir.as_deref();
+    let keys: Vec<String> = units.iter().map(|u| key(version, u)).collect();
+    // Largest first, so that the longest run starts at once.
+    let mut order: Vec<usize> = (0..units.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(units[i].verilog.len()));
+    let todo = order.iter().filter(|&&i| !synth::is_cached(cache, "unit", &keys[i])).count();
+    let spinner = Spinner::new(opts.progress && todo > 0, &format!("ecrt-sim: yosys `{top}`"));
+    let jobs = std::env::var("ECRT_SIM_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .filter(|&j| j > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(units.len().max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<ResourceEstimate>>>> = Mutex::new((0..units.len()).map(|_| None).collect());
+    let total = units.len();
+    spinner.step(format!("{total} distinct modules, {todo} to synthesize (synth_xilinx -family xc7)"));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let n = next.fetch_add(1, Ordering::SeqCst);
+                let Some(&i) = order.get(n) else { break };
+                let unit = &units[i];
+                let r = synth_unit(cache, &keys[i], unit);
+                let failed = r.is_err();
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                let d = done.fetch_add(1, Ordering::SeqCst) + 1;
+                spinner.step(format!("{d}/{total} distinct modules synthesized or cached"));
+                if failed {
+                    // Let the other workers finish their current unit, then stop.
+                    next.store(order.len(), Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut total_est = ResourceEstimate::default();
+    for (unit, r) in units.iter().zip(results) {
+        let Some(r) = r else { continue };
+        let own = match r {
+            Ok(e) => e,
+            Err(e) => {
+                spinner.clear();
+                return Err(e);
+            }
+        };
+        total_est = total_est.add(&own.scaled(unit.count));
+    }
+    let instances: u64 = dedup.counts.values().sum();
+    total_est.tool = format!(
+        "{version}: synth_xilinx -family xc7 -flatten per distinct module ({} of {} modules, {} units), summed over \
+         instances; stat -tech xilinx (estimate, not Vivado)",
+        dedup.modules.len(),
+        instances,
+        units.len()
+    );
+    spinner.done(&format!("ecrt-sim: Yosys estimate of `{top}` ({} units)", units.len()));
+    Ok(total_est)
+}
+
+/// One unit's own cells: synthesized, or from the cache.
+fn synth_unit(cache: Option<&std::path::Path>, key: &str, unit: &Unit) -> Result<ResourceEstimate> {
+    let mut files = vec![("unit.v", unit.verilog.as_str())];
+    if !unit.blackboxes.is_empty() {
+        files.push(("blackboxes.v", unit.blackboxes.as_str()));
+    }
+    let job = Job { files, script: script(!unit.blackboxes.is_empty()) };
+    synth::cached(cache, "unit", key, &job, |dir| {
+        let json = synth::read(dir, "report.json")?;
+        parse_unit_stat(&json, &unit.blackbox_names)
+    })
+}
+
+/// The unit's own cells from `stat -json`: its module's cell table without the black boxes.
+fn parse_unit_stat(json: &str, blackboxes: &std::collections::BTreeSet<String>) -> Result<ResourceEstimate> {
+    let err = |m: String| SimError::Report { tool: "yosys", message: m };
+    let stat: StatJson = serde_json::from_str(json).map_err(|e| err(e.to_string()))?;
+    let mut modules = stat.modules;
+    let module = modules
+        .remove(&format!("\\{UNIT_TOP}"))
+        .or_else(|| modules.remove(UNIT_TOP))
+        .ok_or_else(|| err(format!("no statistics for module `{UNIT_TOP}`")))?;
+    let cells: BTreeMap<String, u64> = module
+        .num_cells_by_type
+        .into_iter()
+        .filter(|(name, _)| !blackboxes.contains(name.trim_start_matches('\\')))
+        .collect();
+    let mut e = ResourceEstimate::from_cells(cells, "");
+    e.estimated_lcs = module.estimated_num_lc.unwrap_or(0);
+    Ok(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leaves_black_boxes_out() {
+        let json = r#"{ "modules": { "\\ecrt_unit": { "num_cells_by_type": { "LUT3": 7, "FDRE": 2,
+            "\\bb_0123": 4, "DSP48E1": 1 }, "estimated_num_lc": 7 }, "\\bb_0123": {} } }"#;
+        let bbs = ["bb_0123".to_owned()].into_iter().collect();
+        let e = parse_unit_stat(json, &bbs).unwrap();
+        assert_eq!((e.lut, e.ff, e.dsp48e1, e.estimated_lcs), (7, 2, 1, 7));
+        assert!(!e.cells.contains_key("\\bb_0123"));
+        assert!(parse_unit_stat(r#"{ "modules": {} }"#, &bbs).is_err());
+    }
+}

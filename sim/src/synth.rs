@@ -1,0 +1,89 @@
+//! Yosys runs whose parsed results are cached by content: one staging directory per run, the
+//! result stored as `<cache_dir>/estimate/<kind>-<key>.json`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::cache::{ensure_dir, keep_failed_log, key_lock, staging_dir};
+use crate::error::{Result, SimError};
+use crate::toolchain::Log;
+
+/// One Yosys run: the files it reads (written into its working directory) and its script.
+pub(crate) struct Job<'a> {
+    /// (file name, contents).
+    pub files: Vec<(&'a str, &'a str)>,
+    /// The script, run with `yosys -q -p`.
+    pub script: String,
+}
+
+/// The cached result for `kind`/`key`, or else the result of running `job` and reading its
+/// working directory with `parse`, stored under that key when `cache_dir` is set.
+pub(crate) fn cached<T: Serialize + DeserializeOwned>(
+    cache_dir: Option<&Path>,
+    kind: &str,
+    key: &str,
+    job: &Job,
+    parse: impl FnOnce(&Path) -> Result<T>,
+) -> Result<T> {
+    let path = cache_dir.map(|d| d.join("estimate").join(format!("{kind}-{key}.json")));
+    let lock = key_lock(&format!("{kind}-{key}"));
+    let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(found) = path.as_ref().and_then(|p| lookup(p)) {
+        return Ok(found);
+    }
+    let work_parent: PathBuf = match cache_dir {
+        Some(d) => {
+            ensure_dir(d)?;
+            d.to_path_buf()
+        }
+        None => std::env::temp_dir(),
+    };
+    let staging = staging_dir(&work_parent, "yosys")?;
+    let dir = staging.path();
+    let run = || -> Result<T> {
+        for (name, text) in &job.files {
+            std::fs::write(dir.join(name), text)
+                .map_err(|e| SimError::io(format!("writing {}", dir.join(name).display()), e))?;
+        }
+        let log = Log::create(dir.join("yosys.log"))?;
+        let mut cmd = Command::new("yosys");
+        cmd.arg("-q").arg("-p").arg(&job.script).current_dir(dir);
+        log.run(&mut cmd, "yosys")?;
+        parse(dir)
+    };
+    let failed_dir = cache_dir.map(Path::to_path_buf).unwrap_or_else(|| std::env::temp_dir().join("ecrt-sim"));
+    let value = run().map_err(|e| keep_failed_log(e, &failed_dir, &format!("yosys-{kind}-{key}")))?;
+    if let Some(path) = &path {
+        store(path, &value, dir)?;
+    }
+    Ok(value)
+}
+
+/// Whether a result is cached (without running anything).
+pub(crate) fn is_cached(cache_dir: Option<&Path>, kind: &str, key: &str) -> bool {
+    cache_dir.is_some_and(|d| d.join("estimate").join(format!("{kind}-{key}.json")).is_file())
+}
+
+fn lookup<T: DeserializeOwned>(path: &Path) -> Option<T> {
+    std::fs::read(path).ok().and_then(|b| serde_json::from_slice(&b).ok())
+}
+
+/// Writes the cache file atomically (through a file in the staging directory, then a rename).
+fn store<T: Serialize>(path: &Path, value: &T, staging: &Path) -> Result<()> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| SimError::io(format!("creating {}", parent.display()), e))?;
+    let tmp = staging.join("result.json");
+    let text =
+        serde_json::to_string_pretty(value).map_err(|e| SimError::Report { tool: "yosys", message: e.to_string() })?;
+    std::fs::write(&tmp, text).map_err(|e| SimError::io(format!("writing {}", tmp.display()), e))?;
+    std::fs::rename(&tmp, path).map_err(|e| SimError::io(format!("moving {} to {}", tmp.display(), path.display()), e))
+}
+
+/// Reads a file of the working directory.
+pub(crate) fn read(dir: &Path, name: &str) -> Result<String> {
+    std::fs::read_to_string(dir.join(name))
+        .map_err(|e| SimError::io(format!("reading {}", dir.join(name).display()), e))
+}
