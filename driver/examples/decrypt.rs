@@ -4,10 +4,10 @@
 //!
 //! cargo run --release --example decrypt -- [--sim | --device PREFIX] key.jwk ciphertexts.jsonl
 
+use ecrt_contract::config::AcceleratorConfig;
 use ecrt_driver::api::{BackendSpec, Decryptor, Options};
 use ecrt_golden::encoding::{decode, Encoded};
 use ecrt_golden::phe_format::{parse_ciphertext, read_private_key};
-use ecrt_contract::config::AcceleratorConfig;
 use ecrt_sim::BuildOptions;
 
 fn main() -> anyhow::Result<()> {

@@ -2,8 +2,8 @@
 //! jobs go in, events come out, both in batches so that a thread is woken once per batch rather
 //! than once per item. The decryptor keeps the order, the bounds and the timeouts.
 
-use crate::item::ItemError;
 use crate::backend::Backend;
+use crate::item::ItemError;
 use num_bigint::BigUint;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;

@@ -26,15 +26,16 @@ use anyhow::{bail, Context};
 use serde_json::Value;
 use std::path::Path;
 
-/// The xc7vx690t's resources (Xilinx DS180): (report field, label, amount).
+/// The xc7vx690t's resources (Xilinx DS180; docs/background.md#the-hardware): (report field,
+/// label, amount).
 pub const XC7VX690T: [(&str, &str, f64); 4] = [
     ("lut", "LUT", 433_200.0),
     ("ff", "FF", 866_400.0),
     ("dsp48e1", "DSP48E1", 3_600.0),
     ("bram36", "BRAM36", 1_470.0),
 ];
-/// The share of each resource a design may use and still place and route (as `ecrt bench` counts).
-const UTILISATION: f64 = 0.8;
+/// The share of each resource a design may use and still place and route comfortably.
+pub const UTILISATION: f64 = 0.8;
 /// The reference clock of cycle-to-time conversions and projections, MHz.
 const REFERENCE_MHZ: f64 = 100.0;
 /// MESA's 2048-bit decryption, cycles at 100 MHz.
@@ -467,6 +468,9 @@ fn estimate_rows(r: &Value) -> Vec<Row> {
     if let Some(c) = configuration(&r["config"]) {
         rows.push(row("configuration", c));
     }
+    if let Some(method) = r["method"].as_str() {
+        rows.push(row("method", method.to_string()));
+    }
     for (key, label) in [
         ("dsp48e1", "DSP48E1"),
         ("lut", "LUT"),
@@ -479,6 +483,27 @@ fn estimate_rows(r: &Value) -> Vec<Row> {
             rows.push(row(label, int(v)));
         }
     }
+    if let Some(modules) = r["by_module"].as_array() {
+        let total = |m: &Value| m["lut"].as_f64().unwrap_or(0.0) * m["instances"].as_f64().unwrap_or(0.0);
+        let largest: Vec<String> = modules
+            .iter()
+            .take(LARGEST_MODULES)
+            .map(|m| {
+                format!("`{}` ×{}: {}", m["module"].as_str().unwrap_or("?"), m["instances"], int(Val::one(total(m))))
+            })
+            .collect();
+        if !largest.is_empty() {
+            rows.push(row("most LUTs (module, copies: LUT)", largest.join("; ")));
+        }
+    }
+    if let Some(v) = get(r, "logic_delay_ns") {
+        let clock =
+            get(r, "plausible_clock_mhz").map(|c| format!(" (plausible clock {} MHz)", dec(c, 0))).unwrap_or_default();
+        rows.push(row("longest register-to-register path, logic only", format!("{} ns{clock}", dec(v, 2))));
+    }
+    if let Some(path) = r["critical_path_summary"].as_str() {
+        rows.push(row("its cells", path.to_string()));
+    }
     if let Some(tool) = r["tool"].as_str() {
         rows.push(row("tool", tool.to_string()));
     }
@@ -486,6 +511,47 @@ fn estimate_rows(r: &Value) -> Vec<Row> {
         rows.push(row("SHA-256 of the Verilog", format!("`{}…`", &sha[..sha.len().min(16)])));
     }
     rows
+}
+
+/// Modules named in an estimate's "most LUTs" row.
+const LARGEST_MODULES: usize = 3;
+
+/// The table of hierarchical estimates against flat ones of the same Verilog, if any.
+fn methods_table(records: &[&Record]) -> Vec<String> {
+    fn of<'a>(records: &'a [&'a Record], method: &'a str) -> impl Iterator<Item = &'a &'a Record> {
+        records.iter().filter(move |r| r.report["method"].as_str() == Some(method))
+    }
+    let mut hierarchical: Vec<&&Record> = of(records, "hierarchical").collect();
+    hierarchical.sort_by_key(|r| key_bits(r));
+    let mut lines = Vec::new();
+    for hier in hierarchical {
+        let sha = &hier.report["verilog_sha256"];
+        let Some(flat) = of(records, "flat").find(|f| &f.report["verilog_sha256"] == sha) else { continue };
+        if lines.is_empty() {
+            lines.push("| key bits | records (hierarchical / flat) | LUT | FF | DSP48E1 | LUTRAM |".to_string());
+            lines.push("|---|---|---|---|---|---|".to_string());
+        }
+        let cmp = |key: &str| match (get(&hier.report, key), get(&flat.report, key)) {
+            (Some(h), Some(f)) if f.lo > 0.0 => {
+                format!("{} / {} ({:+.1} %)", int(h), int(f), 100.0 * (h.lo / f.lo - 1.0))
+            }
+            (Some(h), Some(f)) => format!("{} / {}", int(h), int(f)),
+            _ => "–".to_string(),
+        };
+        lines.push(format!(
+            "| {} | [{}](#{}) / [{}](#{}) | {} | {} | {} | {} |",
+            get(&hier.report, "config.key_bits").map(bits).unwrap_or_default(),
+            hier.name,
+            hier.name.to_lowercase(),
+            flat.name,
+            flat.name.to_lowercase(),
+            cmp("lut"),
+            cmp("ff"),
+            cmp("dsp48e1"),
+            cmp("lutram"),
+        ));
+    }
+    lines
 }
 
 fn modexp_rows(r: &Value) -> Vec<Row> {
@@ -711,6 +777,17 @@ pub fn render_records(records: &[Record]) -> String {
         line(&format!("## {}", kind.heading()));
         line("");
         line(kind.blurb());
+        if kind == Kind::Estimate {
+            let methods = methods_table(&of_kind);
+            if !methods.is_empty() {
+                line("");
+                line("The fast (hierarchical) estimate against the flat run of the same Verilog:");
+                line("");
+                for l in methods {
+                    line(&l);
+                }
+            }
+        }
         for r in of_kind {
             line("");
             line(&format!("### {}", r.name));

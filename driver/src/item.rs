@@ -34,4 +34,3 @@ pub struct Completion {
     pub ticket: u64,
     pub result: Result<BigUint, ItemError>,
 }
-

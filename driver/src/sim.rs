@@ -4,9 +4,9 @@
 
 use crate::backend::Backend;
 use anyhow::Context;
-use ecrt_golden::PrivateKey;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface::{self as itf, FrameLayout};
+use ecrt_golden::PrivateKey;
 use ecrt_sim::accelerator::{AcceleratorSim, OutputPacing, RunReport};
 use ecrt_sim::BuildOptions;
 use num_bigint::BigUint;

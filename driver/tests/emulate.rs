@@ -2,9 +2,9 @@
 //! XDMA driver's do in AXI4-Stream mode, with the instant responder (fast) and, in one test,
 //! the accelerator's Verilator model. Needs FUSE (/dev/fuse; root or fusermount3).
 
-use ecrt_driver::emulate::{Emulator, EmulatorOptions, Fault, ResponderKind};
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface::{self as itf, FrameLayout, ResultFrame};
+use ecrt_driver::emulate::{Emulator, EmulatorOptions, Fault, ResponderKind};
 use num_bigint::BigUint;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};

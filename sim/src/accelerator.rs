@@ -7,10 +7,10 @@
 //! ([`AcceleratorSim::cycle`], which `run` is built on and the driver's XDMA emulator uses).
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
-use ecrt_golden::hw::EcrtHwKey;
 use ecrt_contract::config::AcceleratorConfig;
-use ecrt_hdl::emit::{emit, Manifest};
 use ecrt_contract::interface::{self as itf, FrameLayout, ResultFrame};
+use ecrt_golden::hw::EcrtHwKey;
+use ecrt_hdl::emit::{emit, Manifest};
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 

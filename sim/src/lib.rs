@@ -48,9 +48,9 @@ pub mod verilator;
 
 pub use cache::default_cache_dir;
 pub use error::{Result, SimError};
-pub use estimate::{estimate, EstimateMethod, EstimateOptions, ResourceEstimate};
-pub use timing::{logic_delay, TimingEstimate};
+pub use estimate::{estimate, EstimateMethod, EstimateOptions, ModuleResources, ResourceEstimate};
 pub use mangle::cpp_port_name;
 pub use ports::{module_names, parse_ports, Port, PortDir};
+pub use timing::{logic_delay, TimingEstimate};
 pub use toolchain::{verilator_version, yosys_version};
 pub use verilator::{BuildInfo, BuildOptions, Model, ModelSpec, PortId, PortRef, RunStats};

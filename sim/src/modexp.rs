@@ -3,9 +3,9 @@
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
 use ecrt_contract::config::AcceleratorConfig;
-use ecrt_hdl::emit::{emit_modexp, Manifest};
 use ecrt_contract::host::{Load, SlotKey};
 use ecrt_contract::limbs::from_limbs;
+use ecrt_hdl::emit::{emit_modexp, Manifest};
 use num_bigint::BigUint;
 
 struct Ports {

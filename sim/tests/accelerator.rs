@@ -2,11 +2,11 @@
 //! Verilator, driven through its AXI4-Lite and AXI4-Stream ports as the XDMA IP drives them, against
 //! the golden model and the phe vectors.
 
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::interface::{self as itf, encode_request_words};
 use ecrt_golden::hw::{EcrtHwKey, Schedule};
 use ecrt_golden::phe_format::read_private_key;
 use ecrt_golden::prime::random_prime;
-use ecrt_contract::config::AcceleratorConfig;
-use ecrt_contract::interface::{self as itf, encode_request_words};
 use ecrt_sim::accelerator::{AcceleratorSim, OutputPacing, RunReport};
 use ecrt_sim::BuildOptions;
 use num_bigint::{BigUint, RandBigInt};

@@ -20,7 +20,8 @@ module top(clock,a,b,c,p);
     end
 endmodule
 "#;
-    let opts = EstimateOptions { cache_dir: Some(ecrt_sim::default_cache_dir()), progress: false, ..Default::default() };
+    let opts =
+        EstimateOptions { cache_dir: Some(ecrt_sim::default_cache_dir()), progress: false, ..Default::default() };
     let t = Instant::now();
     let e = estimate(v, "top", &opts).unwrap();
     eprintln!("estimate: {e} in {:.2} s\ncells: {:?}", t.elapsed().as_secs_f64(), e.cells);

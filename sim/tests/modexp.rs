@@ -2,9 +2,9 @@
 //! phe vectors' keys (c reduced mod p² and raised to p − 1, as decryption does) and on random and
 //! edge cases.
 
-use ecrt_golden::phe_format::read_private_key;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::host::SlotKey;
+use ecrt_golden::phe_format::read_private_key;
 use ecrt_sim::modexp::ModExpSim;
 use ecrt_sim::BuildOptions;
 use num_bigint::{BigUint, RandBigInt};

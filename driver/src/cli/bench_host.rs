@@ -6,10 +6,10 @@
 
 use crate::cli::bench::Args;
 use crate::cli::emulator_process::EmulatorProcess;
-use ecrt_driver::api::{BackendSpec, Decryptor, Options};
-use ecrt_golden::PrivateKey;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface as itf;
+use ecrt_driver::api::{BackendSpec, Decryptor, Options};
+use ecrt_golden::PrivateKey;
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
 use serde_json::json;

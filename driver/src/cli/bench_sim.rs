@@ -2,11 +2,12 @@
 //! resource estimate, and what they project for one xc7vx690t at 100 MHz.
 
 use crate::cli::bench::Args;
+use ecrt_contract::config::AcceleratorConfig;
 use ecrt_driver::cpu::{encrypt, Scratch};
+use ecrt_driver::figures::{UTILISATION, XC7VX690T};
 use ecrt_driver::sim::SimBackend;
 use ecrt_golden::paillier::decrypt_ecrt;
 use ecrt_golden::PrivateKey;
-use ecrt_contract::config::AcceleratorConfig;
 use ecrt_sim::accelerator::{OutputPacing, RunReport};
 use ecrt_sim::{estimate, BuildOptions, EstimateOptions, ResourceEstimate};
 use num_bigint::{BigUint, RandBigInt};
@@ -14,10 +15,6 @@ use rand::SeedableRng;
 use serde_json::json;
 use std::process::ExitCode;
 
-/// The xc7vx690t's resources (Xilinx DS180; docs/background.md#the-hardware): LUT, FF, DSP48E1, BRAM36.
-const XC7VX690T: [(&str, f64); 4] = [("lut", 433_200.0), ("ff", 866_400.0), ("dsp48e1", 3_600.0), ("bram36", 1_470.0)];
-/// The share of each resource a design may use and still place and route comfortably.
-const UTILISATION: f64 = 0.8;
 /// The reference clock of the projection (MESA's).
 const PROJECTION_MHZ: f64 = 100.0;
 
@@ -105,7 +102,7 @@ fn report(
             .iter()
             .zip(used)
             .filter(|(_, u)| *u > 0.0)
-            .map(|((name, cap), u)| ((cap * UTILISATION / (u / config.cores as f64)).floor() as u64, *name))
+            .map(|((name, _, cap), u)| ((cap * UTILISATION / (u / config.cores as f64)).floor() as u64, *name))
             .min_by_key(|(cores, _)| *cores)
     });
     let cores_per_chip = fit.map(|f| f.0);

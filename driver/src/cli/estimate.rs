@@ -64,9 +64,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "method": method,
         "cells": resources.cells,
         "tool": resources.tool,
+        "by_module": resources.by_module,
         "logic_delay_ns": timing.as_ref().map(|t| t.logic_delay_ns),
         "plausible_clock_mhz": timing.as_ref().map(|t| t.plausible_clock_mhz()),
         "critical_path": timing.as_ref().map(|t| &t.critical_path),
+        "critical_path_summary": timing.as_ref().map(|t| t.path_summary()),
         "timing_config": timing.as_ref().map(|_| json!({ "key_bits": TIMING_KEY_BITS, "cores": 1 })),
         "timing_tool": timing.as_ref().map(|t| &t.tool),
     });
@@ -78,6 +80,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         for name in ["lut", "ff", "dsp48e1", "bram36", "lutram", "carry4"] {
             println!("  {name:<8} {}", report[name]);
         }
+        if !resources.by_module.is_empty() {
+            println!("Where they go (distinct modules, one copy's own cells × copies; `--json` lists all):");
+            println!("  {:<44} {:>6} {:>8} {:>8} {:>5}", "module (its first instance)", "copies", "LUT", "FF", "DSP");
+            for m in resources.by_module.iter().take(BY_MODULE_ROWS) {
+                println!(
+                    "  {:<44} {:>6} {:>8} {:>8} {:>5}",
+                    m.module,
+                    m.instances,
+                    m.lut * m.instances,
+                    m.ff * m.instances,
+                    m.dsp48e1 * m.instances
+                );
+            }
+        }
         if let Some(t) = &timing {
             println!(
                 "Longest register-to-register path, logic only (no routing; {TIMING_KEY_BITS}-bit core, flattened):"
@@ -87,6 +103,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })?;
     Ok(ExitCode::SUCCESS)
 }
+
+/// Rows of the per-module table in the text output.
+const BY_MODULE_ROWS: usize = 8;
 
 /// The key width of the flattened design the timing figure comes from: no path of the accelerator
 /// depends on the key width or the number of cores, and a flat synthesis of 512 bits takes minutes.

@@ -3,8 +3,8 @@
 //! Yosys resource estimate, for one configuration.
 
 use crate::cli::rtl::ConfigArgs;
-use ecrt_golden::hw::{schedule_cost, Schedule};
 use ecrt_contract::host::SlotKey;
+use ecrt_golden::hw::{schedule_cost, Schedule};
 use ecrt_sim::modexp::ModExpSim;
 use ecrt_sim::{estimate, BuildOptions, EstimateOptions};
 use num_bigint::RandBigInt;

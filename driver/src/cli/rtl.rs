@@ -3,8 +3,8 @@
 
 use anyhow::Context;
 use clap::parser::ValueSource;
-use ecrt_hdl::board::{self, Board};
 use ecrt_contract::config::AcceleratorConfig;
+use ecrt_hdl::board::{self, Board};
 use ecrt_hdl::emit::{emit, write, MANIFEST_FILE, VERILOG_FILE};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -2,11 +2,11 @@
 //! ([`RtlResponder`]) or a software stand-in that answers at once ([`InstantResponder`]), both
 //! clocked one stream cycle at a time by the device thread.
 
+use anyhow::Context;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface::{self as itf, CycleIo, FrameLayout, OutputBeat, ResultFrame};
 use ecrt_contract::register_model::RegisterModel;
 use ecrt_sim::{accelerator::AcceleratorSim, BuildOptions};
-use anyhow::Context;
 use num_bigint::BigUint;
 use std::collections::VecDeque;
 use std::fmt;

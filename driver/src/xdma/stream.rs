@@ -4,8 +4,8 @@
 //! idle engine never sits in a device read. The writer packs what is queued into one packet, up
 //! to the device's window (one frame per core), and the reader takes whole bursts of results.
 
-use crate::item::ItemError;
 use crate::engine::{Event, Job, StopHook};
+use crate::item::ItemError;
 use crate::xdma::nodes::{read_some, write_packet, AlignedBuf};
 use ecrt_contract::interface::{self as itf, FrameLayout};
 use num_bigint::BigUint;

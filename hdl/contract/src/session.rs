@@ -35,7 +35,9 @@ pub enum SessionError {
     Version(u32),
     #[error("the bitstream reports an unusable configuration ({info}): {source}")]
     Config { info: Box<DeviceInfo>, source: ConfigError },
-    #[error("register DIGITS reads {read} but {key_bits}-bit keys need {expected}: the bitstream and this driver disagree")]
+    #[error(
+        "register DIGITS reads {read} but {key_bits}-bit keys need {expected}: the bitstream and this driver disagree"
+    )]
     Digits { read: usize, key_bits: usize, expected: usize },
     #[error("the accelerator is busy (another process is decrypting?); a key loads only while it is idle")]
     Busy,

@@ -287,8 +287,7 @@ fn registers_behave_as_the_contract_model() {
     use ecrt_contract::config::AcceleratorConfig;
     use ecrt_contract::register_model::RegisterModel;
     use rand::{Rng, SeedableRng};
-    let config =
-        AcceleratorConfig { key_bits: 1024, cores: 2, window_bits: 4, stream_bits: 128, ..Default::default() };
+    let config = AcceleratorConfig { key_bits: 1024, cores: 2, window_bits: 4, stream_bits: 128, ..Default::default() };
     let offsets: Vec<u32> = REGISTERS.iter().map(|r| r.offset).chain([0x3FC, 0x042, 0x800]).collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(11);
     for _ in 0..6 {
@@ -332,7 +331,8 @@ fn registers_behave_as_the_contract_model() {
                     if job_out {
                         model.job_out(if failed { RESULT_MALFORMED } else { RESULT_OK });
                     }
-                    let status = if key { RESULT_KEY_NOT_LOADED } else { 0 } | if malformed { RESULT_MALFORMED } else { 0 };
+                    let status =
+                        if key { RESULT_KEY_NOT_LOADED } else { 0 } | if malformed { RESULT_MALFORMED } else { 0 };
                     model.refused(status);
                 }
             }

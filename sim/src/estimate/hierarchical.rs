@@ -7,7 +7,7 @@
 //! distinct module that has children becomes a *unit*: its leaf children (flip-flop and memory
 //! wrappers) inlined, as flattening would, so that clock enables, DSP pipeline registers and
 //! LUT RAMs are inferred as in the flat run; its other children black boxes. Each unit is
-//! synthesized out of context with the flat run's `synth_xilinx -family xc7 -flatten` and its own
+//! synthesized out of context with the flat run's [`SYNTH_XILINX`] and its own
 //! cells (the black boxes left out) count once per instance of it in the design.
 //!
 //! What that loses against the flat run: optimisation across unit boundaries. Constants an
@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::{EstimateOptions, ResourceEstimate, StatJson};
+use super::{EstimateOptions, ModuleResources, ResourceEstimate, StatJson, SYNTH_XILINX};
 use crate::cache::content_key;
 use crate::error::{Result, SimError};
 use crate::hierarchy::{Cut, Design, Unit, UNIT_TOP};
@@ -36,12 +36,12 @@ use crate::synth::{self, Job};
 use crate::toolchain::yosys_version;
 
 /// Bump when the script or the parsing changes: part of every unit's cache key.
-const UNIT_FORMAT: &str = "ecrt-sim estimate unit 1";
+const UNIT_FORMAT: &str = "ecrt-sim estimate unit 2";
 
 /// The Yosys script of a unit.
 fn script(has_blackboxes: bool) -> String {
     format!(
-        "{}read_verilog unit.v; synth_xilinx -family xc7 -top {UNIT_TOP} -flatten -noiopad -noclkbuf; \
+        "{}read_verilog unit.v; {SYNTH_XILINX} -top {UNIT_TOP}; \
          tee -q -o report.json stat -json -tech xilinx",
         if has_blackboxes { "read_verilog -lib blackboxes.v; " } else { "" }
     )
@@ -102,6 +102,7 @@ pub(crate) fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Resu
     });
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut total_est = ResourceEstimate::default();
+    let mut by_module = Vec::with_capacity(units.len());
     for (unit, r) in units.iter().zip(results) {
         let Some(r) = r else { continue };
         let own = match r {
@@ -111,11 +112,22 @@ pub(crate) fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Resu
                 return Err(e);
             }
         };
+        by_module.push(ModuleResources {
+            module: dedup.modules[&unit.module].originals.first().cloned().unwrap_or_else(|| unit.module.clone()),
+            instances: unit.count,
+            lut: own.lut,
+            ff: own.ff,
+            dsp48e1: own.dsp48e1,
+            lutram: own.lutram,
+            bram36: own.bram36,
+        });
         total_est = total_est.add(&own.scaled(unit.count));
     }
+    by_module.sort_by_key(|m| std::cmp::Reverse(m.lut * m.instances));
+    total_est.by_module = by_module;
     let instances: u64 = dedup.counts.values().sum();
     total_est.tool = format!(
-        "{version}: synth_xilinx -family xc7 -flatten per distinct module ({} of {} modules, {} units), summed over \
+        "{version}: {SYNTH_XILINX} per distinct module ({} of {} modules, {} units), summed over \
          instances; stat -tech xilinx (estimate, not Vivado)",
         dedup.modules.len(),
         instances,
