@@ -135,6 +135,12 @@ impl Decryptor {
         self.engine.description()
     }
 
+    /// For the XDMA backend, what opening found an earlier process had left on the card (results
+    /// it never read, dropped); `None` for the others.
+    pub fn takeover(&self) -> Option<&crate::xdma::takeover::Takeover> {
+        self.engine.takeover()
+    }
+
     /// Submits one ciphertext and returns its ticket. Blocks while `queue_depth` items are in
     /// flight (taking in their results meanwhile); an invalid ciphertext is answered at once.
     pub fn submit(&mut self, ciphertext: BigUint) -> u64 {

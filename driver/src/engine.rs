@@ -4,6 +4,7 @@
 
 use crate::backend::Backend;
 use crate::item::ItemError;
+use crate::xdma::takeover::Takeover;
 use num_bigint::BigUint;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
@@ -36,6 +37,8 @@ pub struct Engine {
     on_stop: Option<StopHook>,
     /// How long `shutdown` waits for a thread that may be blocked in a device call.
     join_grace: Duration,
+    /// What opening a card found an earlier process had left (the XDMA backend).
+    takeover: Option<Takeover>,
 }
 
 impl Engine {
@@ -48,7 +51,27 @@ impl Engine {
         threads: Vec<JoinHandle<()>>,
         on_stop: Option<StopHook>,
     ) -> Self {
-        Engine { name, description, jobs: Some(jobs), events, threads, on_stop, join_grace: Duration::from_millis(500) }
+        Engine {
+            name,
+            description,
+            jobs: Some(jobs),
+            events,
+            threads,
+            on_stop,
+            join_grace: Duration::from_millis(500),
+            takeover: None,
+        }
+    }
+
+    /// Records what taking the card over found.
+    pub fn with_takeover(mut self, takeover: Takeover) -> Self {
+        self.takeover = Some(takeover);
+        self
+    }
+
+    /// What taking the card over found, for a backend that takes one over (XDMA).
+    pub fn takeover(&self) -> Option<&Takeover> {
+        self.takeover.as_ref()
     }
 
     /// A [`Backend`] on a worker thread that decrypts whatever has queued up, about `chunk`

@@ -457,8 +457,8 @@ fn the_rtl_model_decrypts_through_the_nodes() {
 }
 
 /// The instant responder (the contract's register model) and the RTL's register block answer the
-/// same register sequences with the same reads: the probe, a key load, refused writes, clears and
-/// random accesses over the whole map.
+/// same register sequences with the same reads: the probe, a key load, a soft reset, refused
+/// writes, clears and random accesses over the whole map (CONTROL included).
 #[test]
 fn the_instant_responder_and_the_rtl_share_one_register_model() {
     use ecrt_contract::session::{self, RegisterBus};
@@ -500,6 +500,10 @@ fn the_instant_responder_and_the_rtl_share_one_register_model() {
         let info = session::DeviceInfo::probe(&mut bus).unwrap();
         assert_eq!(info.config(), config);
         session::load_key(&mut bus, &hw, config.window_bits, KEY_ID).unwrap();
+        // A soft reset, never refused, keeps the key (the script below writes CONTROL too).
+        bus.write(itf::REG_CONTROL, itf::CONTROL_SOFT_RESET).unwrap();
+        let status = bus.read(itf::REG_STATUS).unwrap();
+        assert_eq!(status & itf::STATUS_KEY_VALID, itf::STATUS_KEY_VALID, "the key stays");
         // Refused: KEY_DATA and COMMIT with no load open; then cleared.
         bus.write(itf::REG_KEY_DATA, 5).unwrap();
         bus.write(itf::REG_KEY_CONTROL, itf::key_control_commit(9)).unwrap();
@@ -520,5 +524,140 @@ fn the_instant_responder_and_the_rtl_share_one_register_model() {
     assert_eq!(rtl.len(), instant.len());
     for (k, (r, i)) in rtl.iter().zip(&instant).enumerate() {
         assert_eq!(r, i, "read {k}: the RTL reads {r:#x}, the instant responder {i:#x}");
+    }
+}
+
+/// Taking over a card an earlier process left out of step (docs/interface.md, "Taking over a
+/// card"): the 1024-bit phe key and vectors through a new `Decryptor`, on the instant responder
+/// and on the RTL (the configuration of tests/xdma.rs, so its model is built once).
+mod takeover {
+    use super::*;
+    use ecrt_driver::api::{BackendSpec, Decryptor, Options};
+    use ecrt_driver::xdma::nodes::DeviceNodes;
+    use ecrt_driver::xdma::probe;
+    use ecrt_golden::PrivateKey;
+
+    fn rig(responder: ResponderKind) -> Rig {
+        let config = match responder {
+            ResponderKind::Instant => AcceleratorConfig { key_bits: 1024, stream_bits: 128, ..Default::default() },
+            ResponderKind::Rtl => AcceleratorConfig { key_bits: 1024, cores: 2, ..Default::default() },
+        };
+        let mut options = EmulatorOptions::new(config).with_timeout(Duration::from_secs(10));
+        options.responder = responder;
+        options.build.progress = true;
+        mount(options)
+    }
+
+    /// The phe key and its ciphertexts with the plaintexts `responder` gives: phe's, or the
+    /// instant responder's stand-in (the ciphertext's low 1023 bits).
+    fn vectors(responder: ResponderKind) -> (PrivateKey, Vec<BigUint>, Vec<BigUint>) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/vectors/phe-1024.json");
+        let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let key = ecrt_golden::phe_format::read_private_key(&file["private_key"].to_string()).unwrap();
+        let number = |value: &serde_json::Value| value.as_str().unwrap().parse::<BigUint>().unwrap();
+        let cases = file["cases"].as_array().unwrap();
+        // The RTL takes about a second per decryption: a few are enough there.
+        let count = if responder == ResponderKind::Rtl { 4 } else { cases.len() };
+        let ciphertexts: Vec<BigUint> = cases[..count].iter().map(|c| number(&c["ciphertext"]["v"])).collect();
+        let plaintexts = match responder {
+            ResponderKind::Rtl => cases[..count].iter().map(|c| number(&c["raw_plaintext"])).collect(),
+            ResponderKind::Instant => {
+                let mask = (BigUint::from(1u8) << 1023) - 1u8;
+                ciphertexts.iter().map(|c| c & &mask).collect()
+            }
+        };
+        (key, ciphertexts, plaintexts)
+    }
+
+    /// Waits until the card has sent `count` result frames in all (into C2H, where nobody reads them).
+    fn wait_jobs_out(user: &File, count: u32) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while read_register(user, itf::REG_JOBS_OUT) < count {
+            assert!(Instant::now() < deadline, "the card sent no result");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// A new session on the card decrypts every vector, and says what it dropped.
+    fn new_session_decrypts(rig: &Rig, responder: ResponderKind, dropped: usize) {
+        let (key, ciphertexts, plaintexts) = vectors(responder);
+        let spec = BackendSpec::Xdma { device: rig.emulator.device_prefix() };
+        let options = Options { timeout: Some(Duration::from_secs(120)), ..Default::default() };
+        let mut decryptor = Decryptor::open(&spec, &key, options).unwrap();
+        assert_eq!(decryptor.takeover().unwrap().dropped_results, dropped, "{}", decryptor.description());
+        let took_over = format!("took over: dropped {dropped} result");
+        assert_eq!(decryptor.description().contains(&took_over), dropped > 0, "{}", decryptor.description());
+        let results = decryptor.decrypt_all(ciphertexts);
+        let expected: Vec<_> = plaintexts.into_iter().map(Ok).collect();
+        assert_eq!(results, expected);
+        assert!(decryptor.close().is_empty());
+        // The session after it finds nothing to drop.
+        let (key, ciphertexts, _) = vectors(responder);
+        let mut decryptor = Decryptor::open(&spec, &key, options).unwrap();
+        assert_eq!(decryptor.takeover().unwrap().dropped_results, 0);
+        assert!(decryptor.decrypt_all(ciphertexts.into_iter().take(1)).iter().all(Result::is_ok));
+    }
+
+    /// (a) A process wrote 100 bytes of a request frame and exited: the card answered the packet
+    /// (TLAST after 100 bytes) MALFORMED, and nobody read that result.
+    fn a_partial_request_is_dropped(responder: ResponderKind) {
+        let rig = rig(responder);
+        let (key, ciphertexts, _) = vectors(responder);
+        {
+            let (user, mut h2c, _c2h) = (rig.user(), rig.h2c(), rig.c2h());
+            let request = rig.request(5, probe::key_id(key.public().n()), &ciphertexts[0]);
+            assert_eq!(h2c.write(&request[..100]).unwrap(), 100);
+            wait_jobs_out(&user, 1);
+        }
+        new_session_decrypts(&rig, responder, 1);
+    }
+
+    /// (b) A process loaded its key, wrote two whole request frames and exited without reading
+    /// their results.
+    fn unread_results_are_dropped(responder: ResponderKind, wait_for_results: bool) {
+        let rig = rig(responder);
+        let (key, ciphertexts, _) = vectors(responder);
+        {
+            let mut user = DeviceNodes::new(&rig.emulator.device_prefix()).open_user().unwrap();
+            let info = probe::DeviceInfo::probe(&mut user).unwrap();
+            let hw = ecrt_contract::host::hardware_key(&key, &info.config()).unwrap();
+            let key_id = probe::key_id(key.public().n());
+            probe::load_key(&mut user, &hw, info.window_bits, key_id).unwrap();
+            let (mut h2c, _c2h) = (rig.h2c(), rig.c2h());
+            let packet: Vec<u8> =
+                (1..=2).flat_map(|tag| rig.request(tag, key_id, &ciphertexts[tag as usize])).collect();
+            h2c.write_all(&packet).unwrap();
+            if wait_for_results {
+                wait_jobs_out(&rig.user(), 2);
+            }
+        }
+        new_session_decrypts(&rig, responder, if wait_for_results { 2 } else { 0 });
+    }
+
+    #[test]
+    fn a_partial_request_left_by_a_dead_process_is_dropped_instant() {
+        a_partial_request_is_dropped(ResponderKind::Instant);
+    }
+
+    #[test]
+    fn results_left_unread_by_a_dead_process_are_dropped_instant() {
+        unread_results_are_dropped(ResponderKind::Instant, true);
+    }
+
+    #[test]
+    fn a_partial_request_left_by_a_dead_process_is_dropped_rtl() {
+        a_partial_request_is_dropped(ResponderKind::Rtl);
+    }
+
+    #[test]
+    fn results_left_unread_by_a_dead_process_are_dropped_rtl() {
+        unread_results_are_dropped(ResponderKind::Rtl, true);
+    }
+
+    /// The RTL's jobs still running when their process exited: they run out after the soft
+    /// reset, their results thrown away, before the new key loads.
+    #[test]
+    fn jobs_left_running_by_a_dead_process_run_out_rtl() {
+        unread_results_are_dropped(ResponderKind::Rtl, false);
     }
 }

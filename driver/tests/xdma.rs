@@ -253,6 +253,40 @@ fn a_c2h_node_already_open_is_refused_clearly() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// A result an earlier process left unread is dropped when the next one takes the card over,
+/// which says so once on stderr; the batch goes through.
+#[test]
+fn a_result_left_unread_is_dropped_and_reported() {
+    use ecrt_contract::interface as itf;
+    use std::io::Write;
+    use std::os::unix::fs::FileExt;
+    let f = faulty(&[]);
+    let (emulator, key, cts, count) = (&f.emulator, &f.key, &f.cts, f.count);
+    let node = |suffix: &str| emulator.mount.path().join(format!("xdma0_{suffix}"));
+    {
+        let user = std::fs::OpenOptions::new().read(true).write(true).open(node("user")).unwrap();
+        let mut h2c = std::fs::OpenOptions::new().write(true).open(node("h2c_0")).unwrap();
+        // A bare header: answered MALFORMED, and nobody reads it.
+        h2c.write_all(&itf::request_header(9, 0).to_le_bytes()).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut jobs_out = [0u8; 4];
+        while {
+            user.read_exact_at(&mut jobs_out, itf::REG_JOBS_OUT.into()).unwrap();
+            u32::from_le_bytes(jobs_out) == 0
+        } {
+            assert!(Instant::now() < deadline, "no result");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let out = decrypt_on(emulator, key, cts, &[], Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(lines(&out).len(), count);
+    let message = format!("ecrt: took over {}: dropped 1 result an earlier process left\n", emulator.device());
+    assert_eq!(stderr(&out), message);
+    let out = decrypt_on(emulator, key, cts, &[], Duration::from_secs(60));
+    assert!(out.status.success() && stderr(&out).is_empty(), "nothing left: {}", stderr(&out));
+}
+
 #[test]
 fn a_bitstream_for_another_key_size_is_refused() {
     let dir = tempfile::tempdir().unwrap();

@@ -6,11 +6,12 @@
 //!
 //! Key loads from the register block go to every core at once; the register block refuses them
 //! while anything is busy (a core, a frame in progress, a result pending), so a key never changes
-//! under a job.
+//! under a job. A soft reset (CONTROL) clears the parser and makes the collector drop the results
+//! of the jobs under way; the cores run those jobs out, and the key stays.
 
 use crate::config::AcceleratorConfig;
 use crate::decrypt_core::DecryptCore;
-use crate::interface::{ADDRESS_BITS, LANE_BITS};
+use crate::interface::{ADDRESS_BITS, FRAME_TIMEOUT_CYCLES, LANE_BITS};
 use crate::many;
 use crate::registers::{Registers, TARGET_BITS};
 use crate::slot_control::LoadTarget;
@@ -126,7 +127,7 @@ impl Accelerator {
             m_axis_tready: Default::default(),
             m_axis_tlast: Default::default(),
             registers: Registers::new(config.key_bits, cores, digits, config.window_bits, config.stream_bits),
-            stream_in: StreamIn::new(digits, lanes, cores),
+            stream_in: StreamIn::new(digits, lanes, cores, FRAME_TIMEOUT_CYCLES),
             cores: (0..cores).map(|_| DecryptCore::new(digits, config.exponent_bits(), config.window_bits)).collect(),
             stream_out: StreamOut::new(digits, lanes, cores),
             core_ready: many(cores),
@@ -172,6 +173,8 @@ impl Logic for Accelerator {
         self.stream_in.key_valid.next = self.registers.key_valid.val();
         self.stream_in.key_id.next = self.registers.key_id.val();
         self.stream_in.error_take.next = self.stream_out.error_take.val();
+        self.stream_in.soft_reset.next = self.registers.soft_reset.val();
+        self.stream_out.soft_reset.next = self.registers.soft_reset.val();
 
         // Results out.
         for i in 0..self.m_axis_tdata.len() {
@@ -243,6 +246,7 @@ impl Logic for Accelerator {
             self.stream_out.core_result_tag[k].next = self.cores[k].result_tag.val();
             self.stream_out.core_result_limb[k].next = self.cores[k].result_limb.val();
             self.cores[k].result_take.next = self.stream_out.core_result_take[k].val();
+            self.stream_out.core_busy[k].next = self.cores[k].busy.val();
             if self.cores[k].busy.val() {
                 self.cores_busy.next = true;
             }

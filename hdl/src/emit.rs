@@ -230,7 +230,7 @@ mod tests {
         assert_eq!((m.digits, m.cores, m.stream_bits, m.lanes), (31, 2, 128, 4));
         assert_eq!((m.request_words, m.request_beats, m.result_words, m.result_beats), (63, 16, 32, 8));
         assert_eq!(m.verilog, VERILOG_FILE);
-        assert_eq!(m.interface_version, "2.0");
+        assert_eq!(m.interface_version, "3.0");
         assert_eq!(m.registers["ID"], 0x000);
         assert_eq!(m.registers["KEY_DATA"], 0x04C);
         assert_eq!(m.registers.len(), REGISTERS.len());

@@ -12,7 +12,8 @@
 //! target of `KEY_SELECT`; `KEY_CONTROL.COMMIT` makes the key valid under its id. A key write while
 //! `busy`, a `KEY_DATA` write with no load open, or a commit with no load open or after a refused
 //! `KEY_DATA` write is refused: it has no effect and sets `ERRORS.KEY_LOAD_REFUSED`. So a key whose
-//! loading lost a write never becomes valid.
+//! loading lost a write never becomes valid. `CONTROL.SOFT_RESET` becomes one `soft_reset` pulse,
+//! never refused.
 
 use crate::interface::*;
 use crate::limbs::LIMB_BITS;
@@ -86,6 +87,8 @@ pub struct Registers {
     pub key_load_target: Signal<Out, Bits<TARGET_BITS>>,
     /// The 17 bits written to KEY_DATA.
     pub key_load_data: Signal<Out, Bits<LIMB_BITS>>,
+    /// One cycle: CONTROL.SOFT_RESET was written (never refused; the key stays).
+    pub soft_reset: Signal<Out, bool>,
     // The read-only configuration values.
     id_value: Constant<Bits<32>>,
     version_value: Constant<Bits<32>>,
@@ -97,6 +100,7 @@ pub struct Registers {
     limb_bits_value: Constant<Bits<32>>,
     // The fields' bits, from the contract.
     begin_bit: Constant<Bits<32>>,
+    soft_reset_bit: Constant<Bits<32>>,
     commit_bit: Constant<Bits<32>>,
     key_id_shift: Constant<Bits<32>>,
     q_path_bit: Constant<Bits<32>>,
@@ -121,6 +125,7 @@ pub struct Registers {
     at_jobs_in: Constant<Bits<ADDRESS_BITS>>,
     at_jobs_out: Constant<Bits<ADDRESS_BITS>>,
     at_jobs_failed: Constant<Bits<ADDRESS_BITS>>,
+    at_control: Constant<Bits<ADDRESS_BITS>>,
     at_key_control: Constant<Bits<ADDRESS_BITS>>,
     at_key_id: Constant<Bits<ADDRESS_BITS>>,
     at_key_select: Constant<Bits<ADDRESS_BITS>>,
@@ -142,6 +147,7 @@ pub struct Registers {
     jobs_failed: DFF<Bits<32>>,
     load_pulse: DFF<bool>,
     load_data: DFF<Bits<LIMB_BITS>>,
+    reset_pulse: DFF<bool>,
     // This cycle's write, its address and data; this cycle's read address and value.
     write: Signal<Local, bool>,
     write_at: Signal<Local, Bits<ADDRESS_BITS>>,
@@ -208,6 +214,7 @@ impl Registers {
             key_load_slot: Default::default(),
             key_load_target: Default::default(),
             key_load_data: Default::default(),
+            soft_reset: Default::default(),
             id_value: word(ID_VALUE as usize),
             version_value: word(VERSION_VALUE as usize),
             key_bits_value: word(key_bits),
@@ -217,6 +224,7 @@ impl Registers {
             stream_bits_value: word(stream_bits),
             limb_bits_value: word(LIMB_BITS),
             begin_bit: word(KEY_CONTROL_BEGIN as usize),
+            soft_reset_bit: word(CONTROL_SOFT_RESET as usize),
             commit_bit: word(KEY_CONTROL_COMMIT as usize),
             key_id_shift: word(KEY_CONTROL_ID_SHIFT as usize),
             q_path_bit: word(KEY_SELECT_Q_PATH as usize),
@@ -240,6 +248,7 @@ impl Registers {
             at_jobs_in: at(REG_JOBS_IN),
             at_jobs_out: at(REG_JOBS_OUT),
             at_jobs_failed: at(REG_JOBS_FAILED),
+            at_control: at(REG_CONTROL),
             at_key_control: at(REG_KEY_CONTROL),
             at_key_id: at(REG_KEY_ID),
             at_key_select: at(REG_KEY_SELECT),
@@ -259,6 +268,7 @@ impl Registers {
             jobs_failed: Default::default(),
             load_pulse: Default::default(),
             load_data: Default::default(),
+            reset_pulse: Default::default(),
             write: Default::default(),
             write_at: Default::default(),
             write_data: Default::default(),
@@ -294,7 +304,8 @@ impl Logic for Registers {
             jobs_out,
             jobs_failed,
             load_pulse,
-            load_data
+            load_data,
+            reset_pulse
         );
         // Write channel: AW and W are taken together, when no response is pending; a write with
         // no strobe set writes nothing.
@@ -347,6 +358,10 @@ impl Logic for Registers {
             self.select_target.d.next = self.write_data.val().get_bits::<TARGET_BITS>(0);
             self.select_q.d.next = (self.write_data.val() & self.q_path_bit.val()).any();
         }
+        self.reset_pulse.d.next = self.write.val()
+            & (self.write_at.val() == self.at_control.val())
+            & (self.write_data.val() & self.soft_reset_bit.val()).any();
+        self.soft_reset.next = self.reset_pulse.q.val();
         self.key_load.next = self.load_pulse.q.val();
         self.key_load_slot.next = self.select_q.q.val();
         self.key_load_target.next = self.select_target.q.val();

@@ -15,6 +15,11 @@
 //! A frame that fails after its limbs started going into a core leaves that core ready and not
 //! started: the next frame's 2·S limbs overwrite whatever it holds. Every frame ends in exactly one
 //! start or one error post, so every request gets exactly one result.
+//!
+//! A frame whose next beat does not come for `frame_timeout` cycles (a transfer that died without
+//! TLAST) ends there as MALFORMED; cycles spent waiting for a core do not count. `soft_reset`
+//! drops the buffered beat, the frame in progress and the error result not yet collected, and
+//! starts nothing in its cycle.
 
 use crate::interface::{LANE_BITS, RESULT_KEY_NOT_LOADED, RESULT_MALFORMED};
 use crate::limbs::LIMB_BITS;
@@ -31,6 +36,8 @@ pub const POSITION_BITS: usize = 10;
 pub const TAG_BITS: usize = 16;
 /// Bits of a result status.
 pub const STATUS_BITS: usize = 8;
+/// Bits of the frame timeout's counter.
+pub const TIMEOUT_BITS: usize = 21;
 
 // The status is built as {MALFORMED, KEY_NOT_LOADED} in bits 1 and 0.
 const _: () = assert!(RESULT_KEY_NOT_LOADED == 1 && RESULT_MALFORMED == 2);
@@ -79,11 +86,15 @@ pub struct StreamIn {
     pub frame_malformed: Signal<Out, bool>,
     /// A beat is buffered, a frame is in progress or an error result waits.
     pub busy: Signal<Out, bool>,
+    /// Drop the beat, the frame in progress and the pending error result (CONTROL.SOFT_RESET).
+    pub soft_reset: Signal<In, bool>,
     lane_last: Constant<Bits<LANE_INDEX_BITS>>,
     limb_last: Constant<Bits<POSITION_BITS>>,
     frame_last: Constant<Bits<POSITION_BITS>>,
     position_limit: Constant<Bits<POSITION_BITS>>,
     opcode: Constant<Bits<8>>,
+    timeout_last: Constant<Bits<TIMEOUT_BITS>>,
+    malformed: Constant<Bits<STATUS_BITS>>,
     core_number: Vec<Constant<Bits<CORE_BITS>>>,
     // The beat buffer and the lane taken next.
     beat: Vec<DFF<Bits<LANE_BITS>>>,
@@ -98,6 +109,8 @@ pub struct StreamIn {
     target: DFF<Bits<CORE_BITS>>,
     // Cycles a header still waits after a start, for the started core's ready to fall.
     settle: DFF<Bits<2>>,
+    // Cycles the frame in progress has waited for its next beat.
+    starved: DFF<Bits<TIMEOUT_BITS>>,
     // The error result waiting for the collector.
     error_pending: DFF<bool>,
     error_tag_r: DFF<Bits<TAG_BITS>>,
@@ -114,12 +127,15 @@ pub struct StreamIn {
     any_ready: Signal<Local, bool>,
     pick: Signal<Local, Bits<CORE_BITS>>,
     consume: Signal<Local, bool>,
+    timed_out: Signal<Local, bool>,
 }
 
 impl StreamIn {
     /// A parser for frames of `digits` limbs (S) over `lanes` 32-bit lanes, dispatching to `cores`
-    /// cores.
-    pub fn new(digits: usize, lanes: usize, cores: usize) -> Self {
+    /// cores, that ends a frame after `frame_timeout` cycles without a beat
+    /// ([`crate::interface::FRAME_TIMEOUT_CYCLES`] in the accelerator).
+    pub fn new(digits: usize, lanes: usize, cores: usize, frame_timeout: u32) -> Self {
+        assert!((1..1 << TIMEOUT_BITS).contains(&(frame_timeout as usize)), "a timeout of 1 to 2^21 − 1 cycles");
         assert!((2..=1 << LANE_INDEX_BITS).contains(&lanes), "2 to 16 lanes");
         assert!((1..=1 << CORE_BITS).contains(&cores), "1 to 64 cores");
         let frame_words = crate::interface::request_words(digits).div_ceil(lanes) * lanes;
@@ -146,11 +162,14 @@ impl StreamIn {
             frame_key_not_loaded: Default::default(),
             frame_malformed: Default::default(),
             busy: Default::default(),
+            soft_reset: Default::default(),
             lane_last: Constant::new(((lanes - 1) as u64).into()),
             limb_last: constant(2 * digits),
             frame_last: constant(frame_words - 1),
             position_limit: constant(frame_words),
             opcode: Constant::new((crate::interface::OPCODE_DECRYPT as u64).into()),
+            timeout_last: Constant::new(((frame_timeout - 1) as u64).into()),
+            malformed: Constant::new((RESULT_MALFORMED as u64).into()),
             core_number: (0..cores).map(|k| Constant::new((k as u64).into())).collect(),
             beat: many(lanes),
             beat_full: Default::default(),
@@ -162,6 +181,7 @@ impl StreamIn {
             dispatch: Default::default(),
             target: Default::default(),
             settle: Default::default(),
+            starved: Default::default(),
             error_pending: Default::default(),
             error_tag_r: Default::default(),
             error_status_r: Default::default(),
@@ -176,6 +196,7 @@ impl StreamIn {
             any_ready: Default::default(),
             pick: Default::default(),
             consume: Default::default(),
+            timed_out: Default::default(),
         }
     }
 }
@@ -195,6 +216,7 @@ impl Logic for StreamIn {
             dispatch,
             target,
             settle,
+            starved,
             error_pending,
             error_tag_r,
             error_status_r
@@ -304,14 +326,55 @@ impl Logic for StreamIn {
             }
         }
 
+        // A frame whose next beat does not come ends as MALFORMED, once the error result before
+        // it is collected.
+        self.starved.d.next = 0.into();
+        self.timed_out.next = false;
+        if !self.beat_full.q.val() & (self.position.q.val() != 0) {
+            self.starved.d.next = self.starved.q.val() + 1;
+            if self.starved.q.val() == self.timeout_last.val() {
+                self.starved.d.next = self.starved.q.val();
+                self.timed_out.next = !self.error_pending.q.val();
+            }
+        }
+        if self.timed_out.val() {
+            self.frame_done.next = true;
+            self.frame_malformed.next = true;
+            self.position.d.next = 0.into();
+            self.status.d.next = 0.into();
+            self.dispatch.d.next = false;
+            self.lane.d.next = 0.into();
+            self.error_pending.d.next = true;
+            self.error_tag_r.d.next = self.tag.q.val();
+            self.error_status_r.d.next = self.status.q.val() | self.malformed.val();
+        }
+
         // A new beat when the buffer is empty.
-        self.s_axis_tready.next = !self.beat_full.q.val();
-        if self.s_axis_tvalid.val() & !self.beat_full.q.val() {
+        self.s_axis_tready.next = !self.beat_full.q.val() & !self.soft_reset.val();
+        if self.s_axis_tvalid.val() & self.s_axis_tready.val() {
             self.beat_full.d.next = true;
             self.beat_last.d.next = self.s_axis_tlast.val();
             for i in 0..self.beat.len() {
                 self.beat[i].d.next = self.s_axis_tdata[i].val();
             }
+        }
+
+        // A soft reset: back to the start of a frame with nothing buffered or owed, nothing
+        // started.
+        if self.soft_reset.val() {
+            for k in 0..self.core_start.len() {
+                self.core_start[k].next = false;
+            }
+            self.frame_done.next = false;
+            self.frame_key_not_loaded.next = false;
+            self.frame_malformed.next = false;
+            self.beat_full.d.next = false;
+            self.position.d.next = 0.into();
+            self.status.d.next = 0.into();
+            self.dispatch.d.next = false;
+            self.lane.d.next = 0.into();
+            self.starved.d.next = 0.into();
+            self.error_pending.d.next = false;
         }
         self.busy.next = self.beat_full.q.val() | (self.position.q.val() != 0) | self.error_pending.q.val();
     }

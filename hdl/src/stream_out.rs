@@ -7,6 +7,10 @@
 //! cycle, or zeros for an error), zero padding. A full beat is presented on TVALID and held until
 //! TREADY; only then is the next beat built, so nothing is lost under back-pressure.
 //!
+//! A soft reset marks every busy core stale: a stale core's next result is taken limb by limb and
+//! dropped (it belongs to a host that is gone), without a frame. A frame already being built when
+//! the reset comes is finished and sent, so the stream stays in whole frames.
+//!
 //! TLAST ends a burst, not every frame: a frame's last beat carries TLAST unless another result is
 //! already waiting to follow it. Results that are ready together leave as one packet, which the
 //! host takes in one DMA transfer; a lone result still ends its packet at once, so a read never
@@ -57,6 +61,10 @@ pub struct StreamOut {
     pub frame_failed: Signal<Out, bool>,
     /// A frame is being built or a beat is presented.
     pub busy: Signal<Out, bool>,
+    /// Core k is decrypting or holding a result.
+    pub core_busy: Vec<Signal<In, bool>>,
+    /// Mark the busy cores stale (CONTROL.SOFT_RESET).
+    pub soft_reset: Signal<In, bool>,
     lane_last: Constant<Bits<LANE_INDEX_BITS>>,
     limb_last: Constant<Bits<POSITION_BITS>>,
     frame_last: Constant<Bits<POSITION_BITS>>,
@@ -76,6 +84,9 @@ pub struct StreamOut {
     beat_end: DFF<bool>,
     beat_last: DFF<bool>,
     beat_failed: DFF<bool>,
+    // Core k's next result is dropped; the frame being built is one of those.
+    stale: Vec<DFF<bool>>,
+    dropping: DFF<bool>,
     // This cycle's choices and word.
     any_result: Signal<Local, bool>,
     other_waiting: Signal<Local, bool>,
@@ -85,6 +96,7 @@ pub struct StreamOut {
     write: Signal<Local, bool>,
     is_limb: Signal<Local, bool>,
     word: Signal<Local, Bits<LANE_BITS>>,
+    finishing: Signal<Local, bool>,
 }
 
 impl StreamOut {
@@ -111,6 +123,8 @@ impl StreamOut {
             frame_sent: Default::default(),
             frame_failed: Default::default(),
             busy: Default::default(),
+            core_busy: many(cores),
+            soft_reset: Default::default(),
             lane_last: constant(lanes as u64 - 1),
             limb_last: constant(digits as u64),
             frame_last: constant(frame_words as u64 - 1),
@@ -128,6 +142,8 @@ impl StreamOut {
             beat_end: Default::default(),
             beat_last: Default::default(),
             beat_failed: Default::default(),
+            stale: many(cores),
+            dropping: Default::default(),
             any_result: Default::default(),
             other_waiting: Default::default(),
             pick: Default::default(),
@@ -136,6 +152,7 @@ impl StreamOut {
             write: Default::default(),
             is_limb: Default::default(),
             word: Default::default(),
+            finishing: Default::default(),
         }
     }
 }
@@ -156,8 +173,13 @@ impl Logic for StreamOut {
             beat_valid,
             beat_end,
             beat_last,
-            beat_failed
+            beat_failed,
+            dropping
         );
+        for k in 0..self.stale.len() {
+            self.stale[k].clock.next = self.clock.val();
+            self.stale[k].d.next = self.stale[k].q.val();
+        }
         for i in 0..self.beat.len() {
             self.beat[i].clock.next = self.clock.val();
             self.beat[i].d.next = self.beat[i].q.val();
@@ -181,6 +203,7 @@ impl Logic for StreamOut {
         self.limb.next = 0.into();
         for k in 0..self.core_result_valid.len() {
             if self.core_result_valid[k].val()
+                & !self.stale[k].q.val()
                 & (!self.active.q.val() | self.from_error.q.val() | (self.source.q.val() != self.core_number[k].val()))
             {
                 self.other_waiting.next = true;
@@ -212,11 +235,21 @@ impl Logic for StreamOut {
                 self.source.d.next = self.pick.val();
                 self.tag.d.next = self.pick_tag.val();
                 self.status.d.next = 0.into();
+                self.dropping.d.next = false;
+                for k in 0..self.stale.len() {
+                    if self.stale[k].q.val() & (self.pick.val() == self.core_number[k].val()) {
+                        self.dropping.d.next = true;
+                    }
+                }
             }
         }
 
-        // One word per cycle into the beat being built (while none is presented).
-        self.write.next = self.active.q.val() & !self.beat_valid.q.val();
+        // One word per cycle into the beat being built (while none is presented); a dropped
+        // frame's words go nowhere, one per cycle.
+        self.write.next = self.active.q.val() & (!self.beat_valid.q.val() | self.dropping.q.val());
+        // A core's frame takes its last word now.
+        self.finishing.next =
+            self.write.val() & (self.position.q.val() == self.frame_last.val()) & !self.from_error.q.val();
         self.is_limb.next = (self.position.q.val() != 0) & (self.position.q.val() <= self.limb_last.val());
         self.word.next = 0.into();
         if self.position.q.val() == 0 {
@@ -233,23 +266,42 @@ impl Logic for StreamOut {
                 & !self.from_error.q.val()
                 & (self.source.q.val() == self.core_number[k].val());
         }
-        if self.write.val() {
+        if self.write.val() & !self.dropping.q.val() {
             for i in 0..self.beat.len() {
                 if self.lane.q.val().index() == i {
                     self.beat[i].d.next = self.word.val();
                 }
             }
+        }
+        if self.write.val() {
             self.position.d.next = self.position.q.val() + 1;
             self.lane.d.next = self.lane.q.val() + 1;
-            if self.lane.q.val() == self.lane_last.val() {
-                self.lane.d.next = 0.into();
+            if (self.lane.q.val() == self.lane_last.val()) & !self.dropping.q.val() {
                 self.beat_valid.d.next = true;
                 self.beat_end.d.next = self.position.q.val() == self.frame_last.val();
                 self.beat_last.d.next = (self.position.q.val() == self.frame_last.val()) & !self.other_waiting.val();
                 self.beat_failed.d.next = self.from_error.q.val();
             }
+            if self.lane.q.val() == self.lane_last.val() {
+                self.lane.d.next = 0.into();
+            }
             if self.position.q.val() == self.frame_last.val() {
                 self.active.d.next = false;
+                self.dropping.d.next = false;
+                // The source core's result is out: its next one is a live host's.
+                for k in 0..self.stale.len() {
+                    if self.finishing.val() & (self.source.q.val() == self.core_number[k].val()) {
+                        self.stale[k].d.next = false;
+                    }
+                }
+            }
+        }
+        // A soft reset: the busy cores' next results are a gone host's (not the one whose last
+        // limb leaves now).
+        if self.soft_reset.val() {
+            for k in 0..self.stale.len() {
+                self.stale[k].d.next = self.core_busy[k].val()
+                    & !(self.finishing.val() & (self.source.q.val() == self.core_number[k].val()));
             }
         }
         self.busy.next = self.active.q.val() | self.beat_valid.q.val();

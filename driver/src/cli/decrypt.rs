@@ -110,6 +110,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut lines = LineReader::new(open_input(args.input.as_deref())?, MAX_LINE_BYTES);
     let mut out = open_output(args.out.as_deref(), args.input.as_deref())?;
     let mut decryptor = Decryptor::open(&spec, &key, options)?;
+    if let Some(takeover) = decryptor.takeover().filter(|t| t.dropped_results > 0) {
+        eprintln!("ecrt: took over {}: {takeover}", args.device.device.display());
+    }
     let mode = if args.raw { OutputMode::Raw } else { OutputMode::Decoded };
     let (mut errors, mut number, mut read_error) = (ItemErrors::new("line"), 0usize, None);
     let input = std::iter::from_fn(|| match lines.next_line() {

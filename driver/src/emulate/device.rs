@@ -5,6 +5,7 @@
 use super::bridge::{packet_words, C2hBuffer};
 use super::faults::Faults;
 use super::responder::Responder;
+use ecrt_contract::interface as itf;
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::thread::JoinHandle;
@@ -32,6 +33,9 @@ pub(crate) enum Command {
     H2cWrite { data: Vec<u8>, done: Completion<usize> },
     /// A C2H read of at most `size` bytes.
     C2hRead { size: usize, done: Completion<Vec<u8>> },
+    /// The C2H node was released: the reads still pending were left by a process that died in
+    /// them (a live one holds the node open while it reads), and must not take data.
+    C2hReleased,
     /// Fail whatever is pending and stop.
     Shutdown,
 }
@@ -44,7 +48,7 @@ impl Command {
             Command::WriteRegister { done, .. } => done(Err(error)),
             Command::H2cWrite { done, .. } => done(Err(error)),
             Command::C2hRead { done, .. } => done(Err(error)),
-            Command::Shutdown => {}
+            Command::C2hReleased | Command::Shutdown => {}
         }
     }
 }
@@ -136,12 +140,19 @@ struct Device {
     quiet: u64,
     /// The responder's [`Responder::settle_cycles`].
     settle: u64,
+    /// Since a soft reset: the model runs until it has settled, whatever the frame counts say.
+    draining: bool,
+    /// Of `frames_out`, the answers to resynchronisation frames: the faults count the others,
+    /// the results of what a host asked for, whether or not a takeover came first.
+    resyncs_out: u64,
+    /// The frame leaving is such an answer.
+    out_resync: bool,
     failed: bool,
 }
 
 impl Device {
     fn new(responder: Box<dyn Responder>, options: DeviceOptions) -> Self {
-        let beat_bytes = options.lanes * ecrt_contract::interface::LANE_BYTES;
+        let beat_bytes = options.lanes * itf::LANE_BYTES;
         let c2h = C2hBuffer::new(options.c2h_capacity.max(beat_bytes));
         let settle = responder.settle_cycles();
         Device {
@@ -157,6 +168,9 @@ impl Device {
             out_words: 0,
             quiet: 0,
             settle,
+            draining: false,
+            resyncs_out: 0,
+            out_resync: false,
             failed: false,
         }
     }
@@ -201,7 +215,7 @@ impl Device {
     }
 
     fn stalled(&self) -> bool {
-        self.options.faults.stalled(self.frames_out)
+        self.options.faults.stalled(self.frames_out - self.resyncs_out)
     }
 
     /// Whether a result beat fits in the C2H buffer (the card's TREADY).
@@ -211,14 +225,17 @@ impl Device {
 
     /// Something for the model to do: a result to send with room for it in the C2H buffer, or a
     /// request beat to offer, unless the output is held back and the model has settled (it
-    /// would not take the beat before the host reads: clocking it on would only burn CPU).
+    /// would not take the beat before the host reads: clocking it on would only burn CPU). After
+    /// a soft reset, the model runs until it has settled with room for output: the cores run
+    /// their jobs out (STATUS.BUSY falls), and a frame already leaving leaves.
     fn has_work(&self) -> bool {
         if self.failed || self.stalled() {
             return false;
         }
         let room = self.output_ready();
         let owed = self.frames_in > self.frames_out;
-        (owed && room) || (!self.writes.is_empty() && (room || self.quiet < self.settle))
+        let settling = room || self.quiet < self.settle;
+        (owed && room) || (!self.writes.is_empty() && settling) || (self.draining && settling)
     }
 
     fn next_deadline(&self) -> Option<Instant> {
@@ -239,7 +256,13 @@ impl Device {
                 }
             },
             Command::WriteRegister { offset, value, done } => match self.responder.write_register(offset, value) {
-                Ok(()) => done(Ok(())),
+                Ok(()) => {
+                    let offset = offset & ((1 << itf::ADDRESS_BITS) - 1);
+                    if offset == itf::REG_CONTROL && value & itf::CONTROL_SOFT_RESET != 0 {
+                        self.soft_reset();
+                    }
+                    done(Ok(()))
+                }
                 Err(error) => {
                     done(Err(IoError::Failed));
                     self.fail(error);
@@ -258,8 +281,24 @@ impl Device {
                 self.reads.push_back(C2hRead { size, deadline, done });
                 self.complete_reads();
             }
+            Command::C2hReleased => {
+                for read in self.reads.drain(..) {
+                    (read.done)(Err(IoError::Failed));
+                }
+            }
             Command::Shutdown => {}
         }
+    }
+
+    /// The card dropped its partial request frame, its pending results and its cores' results
+    /// (the responder did that): the frame counts follow. A result frame already leaving is
+    /// still owed; one the card had begun but not yet offered is sent too, uncounted (see
+    /// `step`), and the model runs until it has settled.
+    fn soft_reset(&mut self) {
+        self.in_beats = 0;
+        self.frames_in = self.frames_out + u64::from(self.out_words > 0);
+        self.draining = true;
+        self.quiet = 0;
     }
 
     /// One clock cycle of the streams.
@@ -290,7 +329,10 @@ impl Device {
             }
         }
         if let Some(mut beat) = io.output {
-            if self.options.faults.corrupts(self.frames_out) {
+            if self.out_words == 0 {
+                self.out_resync = beat.words.first().is_some_and(|&header| is_resync_answer_header(header));
+            }
+            if !self.out_resync && self.options.faults.corrupts(self.frames_out - self.resyncs_out) {
                 if let Some(word) = 1usize.checked_sub(self.out_words).and_then(|k| beat.words.get_mut(k)) {
                     *word ^= 1 << 31;
                 }
@@ -299,9 +341,15 @@ impl Device {
             self.c2h.push_beat(&beat.words, beat.last);
             if self.out_words == self.options.result_beats * lanes {
                 self.frames_out += 1;
+                self.resyncs_out += u64::from(self.out_resync);
+                // A frame the card had begun before a soft reset was not counted in.
+                self.frames_in = self.frames_in.max(self.frames_out);
                 self.out_words = 0;
             }
             self.complete_reads();
+        }
+        if self.draining && self.quiet >= self.settle && self.output_ready() {
+            self.draining = false;
         }
         Ok(())
     }
@@ -346,6 +394,14 @@ impl Device {
             (read.done)(Err(IoError::Failed));
         }
     }
+}
+
+/// Whether a result frame's header word is that of an answer to a resynchronisation frame.
+fn is_resync_answer_header(header: u32) -> bool {
+    let status = (header >> itf::HEADER_STATUS_SHIFT) as u8;
+    header as u16 == itf::RESYNC_TAG
+        && status & itf::RESULT_MALFORMED != 0
+        && (header >> itf::HEADER_OPCODE_SHIFT) as u8 == itf::RESULT_MAGIC
 }
 
 /// Removes the items that match `expired`, keeping the others in order.
@@ -439,5 +495,108 @@ mod tests {
         assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), Err(IoError::Failed));
         let sent = device.sender().send(Command::ReadRegister { offset: 0, done: Box::new(|_| {}) });
         assert!(sent.is_err(), "the thread is gone");
+    }
+
+    /// A device without its thread, driven by hand, holding at most two result frames in C2H.
+    fn bare_device(faults: &[Fault]) -> (Device, itf::FrameLayout) {
+        let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, ..Default::default() };
+        let layout = config.frame_layout().unwrap();
+        let options = DeviceOptions {
+            lanes: layout.lanes,
+            request_beats: layout.request_beats,
+            result_beats: layout.result_beats,
+            h2c_timeout: Duration::from_secs(60),
+            c2h_timeout: Duration::from_secs(60),
+            c2h_capacity: 2 * layout.result_bytes,
+            faults: Faults::new(faults),
+        };
+        (Device::new(Box::new(InstantResponder::new(&config).unwrap()), options), layout)
+    }
+
+    /// Clocks the model while it has work; false if it still has after many cycles.
+    fn settles(device: &mut Device) -> bool {
+        for _ in 0..100_000 {
+            if !device.has_work() {
+                return true;
+            }
+            device.step().unwrap();
+        }
+        false
+    }
+
+    /// Posts a read and returns what it completed with (None: still pending).
+    fn read(device: &mut Device, size: usize) -> mpsc::Receiver<Result<Vec<u8>, IoError>> {
+        let (tx, rx) = mpsc::channel();
+        device.handle(Command::C2hRead { size, done: Box::new(move |r| tx.send(r).unwrap()) });
+        rx
+    }
+
+    fn write(device: &mut Device, data: Vec<u8>) {
+        device.handle(Command::H2cWrite { data, done: Box::new(|_| {}) });
+    }
+
+    /// After a soft reset the results the card dropped are owed no more: once the host has read
+    /// what was in C2H, the model goes idle, and the next request's result comes next.
+    #[test]
+    fn a_soft_reset_leaves_the_frame_counts_in_step() {
+        let (mut device, layout) = bare_device(&[]);
+        // Two results fill C2H, the third waits in the card.
+        for tag in 0..3 {
+            write(&mut device, request(&layout, tag));
+        }
+        assert!(settles(&mut device));
+        assert_eq!((device.frames_in, device.frames_out), (3, 2));
+        let reset = Command::WriteRegister {
+            offset: itf::REG_CONTROL,
+            value: itf::CONTROL_SOFT_RESET,
+            done: Box::new(|r| assert_eq!(r, Ok(()))),
+        };
+        device.handle(reset);
+        for tag in 0..2 {
+            let bytes = read(&mut device, layout.result_bytes).try_recv().unwrap().unwrap();
+            assert_eq!(itf::decode_result(&bytes, layout.digits, layout.stream_bits).unwrap().tag, tag);
+        }
+        assert!(settles(&mut device), "the dropped result is not waited for");
+        assert_eq!(device.frames_in, device.frames_out);
+        write(&mut device, itf::resync_request(&layout));
+        let answer = read(&mut device, layout.result_bytes);
+        assert!(settles(&mut device));
+        let bytes = answer.try_recv().unwrap().unwrap();
+        let result = itf::decode_result(&bytes, layout.digits, layout.stream_bits).unwrap();
+        assert!(itf::is_resync_answer(&result), "{result:?}");
+        assert!(!device.has_work());
+    }
+
+    /// A read left pending by a process that died takes nothing once the node is released.
+    #[test]
+    fn a_released_c2h_fails_the_reads_left_pending() {
+        let (mut device, layout) = bare_device(&[]);
+        let stale = read(&mut device, layout.result_bytes);
+        device.handle(Command::C2hReleased);
+        assert_eq!(stale.try_recv().unwrap(), Err(IoError::Failed));
+        write(&mut device, request(&layout, 7));
+        let next = read(&mut device, layout.result_bytes);
+        assert!(settles(&mut device));
+        let bytes = next.try_recv().unwrap().unwrap();
+        assert_eq!(itf::decode_result(&bytes, layout.digits, layout.stream_bits).unwrap().tag, 7);
+    }
+
+    /// The faults hit the results of what a host asked for: a takeover's resynchronisation
+    /// answer is not counted, nor corrupted.
+    #[test]
+    fn faults_skip_resync_answers() {
+        let (mut device, layout) = bare_device(&[Fault::CorruptResult(0), Fault::StallAfter(1)]);
+        let (d, s) = (layout.digits, layout.stream_bits);
+        write(&mut device, itf::resync_request(&layout));
+        let answer = read(&mut device, layout.result_bytes);
+        assert!(settles(&mut device));
+        let answer = itf::decode_result(&answer.try_recv().unwrap().unwrap(), d, s).unwrap();
+        assert!(itf::is_resync_answer(&answer), "intact: {answer:?}");
+        write(&mut device, request(&layout, 3));
+        let result = read(&mut device, layout.result_bytes);
+        assert!(settles(&mut device));
+        let corrupted = itf::decode_result(&result.try_recv().unwrap().unwrap(), d, s);
+        assert!(matches!(corrupted, Err(itf::FrameError::LimbHighBits { word: 1, .. })), "{corrupted:?}");
+        assert!(device.stalled(), "after one result");
     }
 }

@@ -1,5 +1,7 @@
 //! Faults the emulated device injects on purpose (`--fault SPEC`), so that the host driver's
-//! error paths can be tested without a broken board.
+//! error paths can be tested without a broken board. They count the result frames of what hosts
+//! asked for: the answers to the resynchronisation frames of takeovers are neither counted nor
+//! corrupted (they still stall with the rest).
 
 use std::fmt;
 use std::str::FromStr;

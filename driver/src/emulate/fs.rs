@@ -187,6 +187,8 @@ impl XdmaFs {
     }
 
     fn release_c2h(&self) {
+        // Before the next holder's reads: what is still pending is a dead process's.
+        self.submit(Command::C2hReleased);
         let mut owner = lock(&self.c2h);
         owner.open = false;
         if let Some((ticket, reply)) = owner.waiting.pop_front() {

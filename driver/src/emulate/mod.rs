@@ -19,7 +19,10 @@
 //!   frames) with the bytes so far; what does not fit stays for the next read. It fails with
 //!   ETIMEDOUT when nothing completes within the C2H timeout. The card's results wait in a
 //!   bounded buffer (a few result frames, like XDMA's limited buffering, or as much as a pending
-//!   read takes); when it is full the card's TREADY falls, and nothing is dropped.
+//!   read takes); when it is full the card's TREADY falls, and nothing is dropped. A read still
+//!   pending when the node is released (its process died in it) fails, and takes nothing.
+//! - A soft reset (CONTROL) is the responder's; the bridge then stops owing the results the card
+//!   dropped and clocks the model until its cores have run out.
 //!
 //! File offsets on the stream nodes are ignored, as in stream mode. The responder behind the
 //! nodes is the Verilator model ([`RtlResponder`]) or a stand-in that answers at once

@@ -5,7 +5,7 @@
 use anyhow::Context;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface::{self as itf, CycleIo, FrameLayout, OutputBeat, ResultFrame};
-use ecrt_contract::register_model::RegisterModel;
+use ecrt_contract::register_model::{RegisterModel, WriteEffect};
 use ecrt_sim::{accelerator::AcceleratorSim, BuildOptions};
 use num_bigint::BigUint;
 use std::collections::VecDeque;
@@ -129,7 +129,9 @@ impl Responder for RtlResponder {
 /// KEY_DATA values are accepted (or refused) and then ignored. It holds at most one result
 /// frame per core: with that many waiting to leave, it takes no input (back-pressure, as the
 /// RTL's cores do). As in the RTL, TLAST ends a burst: a result's last beat loses TLAST when
-/// another result joins the queue behind it before it has left.
+/// another result joins the queue behind it before it has left. A soft reset (CONTROL) drops the
+/// request frame coming in and the results waiting, but finishes a result frame already leaving;
+/// the key stays.
 pub struct InstantResponder {
     config: AcceleratorConfig,
     layout: FrameLayout,
@@ -159,6 +161,18 @@ impl InstantResponder {
 
     fn busy(&self) -> bool {
         !self.frame.is_empty() || !self.output.is_empty()
+    }
+
+    /// What a host left is dropped: the request frame coming in, and the results waiting (this
+    /// responder's "jobs" end at once), except the rest of a frame already leaving, which now
+    /// ends its packet, so that the stream stays in whole frames.
+    fn soft_reset(&mut self) {
+        self.frame.clear();
+        let leaving = if self.out_beats == 0 { 0 } else { self.layout.result_beats - self.out_beats };
+        self.output.truncate(leaving);
+        if let Some((beat, _)) = self.output.back_mut() {
+            beat.last = true;
+        }
     }
 
     /// The result of the request frame just ended (at its size, or early by TLAST).
@@ -212,7 +226,9 @@ impl Responder for InstantResponder {
     /// KEY_DATA values are accepted (or refused) as the RTL does, then ignored.
     fn write_register(&mut self, offset: u32, value: u32) -> anyhow::Result<()> {
         let busy = self.busy();
-        self.registers.write(offset, value, busy);
+        if let Some(WriteEffect::SoftReset) = self.registers.write(offset, value, busy) {
+            self.soft_reset();
+        }
         Ok(())
     }
 
@@ -370,5 +386,47 @@ mod tests {
         let beat = &request[..lanes];
         assert!(!r.cycle(Some((beat, false)), false).unwrap().input_taken, "a result is waiting");
         assert_ne!(r.read_register(itf::REG_STATUS).unwrap() & itf::STATUS_BUSY, 0);
+    }
+
+    /// A soft reset drops the partial request and the waiting results, sends the frame already
+    /// leaving whole, and keeps the key: the next request is answered as usual.
+    #[test]
+    fn a_soft_reset_drops_what_a_host_left() {
+        let config = AcceleratorConfig { cores: 2, ..config() };
+        let mut r = InstantResponder::new(&config).unwrap();
+        let (lanes, d) = (r.layout.lanes, r.layout.digits);
+        for (offset, value) in itf::key_load_writes(&[], 3) {
+            r.write_register(offset, value).unwrap();
+        }
+        let request = |tag| itf::encode_request_words(tag, 3, &BigUint::from(5u8), d, 128).unwrap();
+        // Two results waiting, the first one beat out, and half a request in.
+        let mut packet = request(1);
+        packet.extend(request(2));
+        let beats = packet.len() / lanes;
+        for (k, beat) in packet.chunks(lanes).enumerate() {
+            assert!(r.cycle(Some((beat, k + 1 == beats)), false).unwrap().input_taken);
+        }
+        let first = r.cycle(None, true).unwrap().output.unwrap();
+        for beat in request(3)[..4 * lanes].chunks(lanes) {
+            assert!(r.cycle(Some((beat, false)), false).unwrap().input_taken);
+        }
+        assert_ne!(r.read_register(itf::REG_STATUS).unwrap() & itf::STATUS_BUSY, 0);
+        r.write_register(itf::REG_CONTROL, itf::CONTROL_SOFT_RESET).unwrap();
+        // The rest of result 1, ending its packet; nothing of result 2.
+        let mut words = first.words;
+        while let Some(beat) = r.cycle(None, true).unwrap().output {
+            words.extend(beat.words);
+            if beat.last {
+                break;
+            }
+        }
+        assert!(r.cycle(None, true).unwrap().output.is_none(), "nothing more");
+        let result = itf::decode_result(&itf::words_to_bytes(&words), d, 128).unwrap();
+        assert_eq!((result.tag, result.status), (1, itf::RESULT_OK));
+        assert_eq!(r.read_register(itf::REG_STATUS).unwrap(), itf::STATUS_KEY_VALID, "idle, the key kept");
+        // The half request is gone: a whole one is answered as one frame.
+        let answer = ask(&mut r, &request(4));
+        assert_eq!((answer.tag, answer.status, answer.plaintext), (4, itf::RESULT_OK, BigUint::from(5u8)));
+        assert_eq!(r.read_register(itf::REG_JOBS_OUT).unwrap(), 2, "dropped results are never sent");
     }
 }

@@ -1,11 +1,14 @@
 //! The `xdma` backend: the accelerator on a board behind Xilinx's XDMA driver (docs/background.md#xdma), or
 //! the same nodes served by `ecrt emulate`. Opening probes the register block and refuses a
-//! bitstream that does not fit the key, loads the key once through the registers, then starts the
-//! C2H reader before the H2C writer ([`stream`]).
+//! bitstream that does not fit the key, opens C2H (once per card: another live process holding it
+//! is refused) and H2C, takes the card over from whatever an earlier process left ([`takeover`]),
+//! loads the key through the registers, then starts the C2H reader before the H2C writer
+//! ([`stream`]).
 
 pub mod nodes;
 pub mod probe;
 pub mod stream;
+pub mod takeover;
 
 use crate::engine::Engine;
 use anyhow::Context;
@@ -19,17 +22,22 @@ use std::sync::mpsc;
 pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
     let nodes = DeviceNodes::new(device);
     let mut user = nodes.open_user()?;
+    // Reads only, and checks on the host: nothing disturbs a card another process is using.
     let info = DeviceInfo::probe(&mut user).with_context(|| format!("cannot use {}", nodes.user.display()))?;
     let config = info.config();
     let hw = ecrt_contract::host::hardware_key(key, &config)
         .with_context(|| format!("the accelerator at {} cannot take this key ({info})", device.display()))?;
     let key_id = probe::key_id(key.public().n());
+    let layout = info.layout()?;
+    // C2H opens once: holding it, this process is the card's only host.
+    let c2h = nodes.open_c2h()?;
+    let mut h2c = nodes.open_h2c()?;
+    let (takeover, c2h) = takeover::take_over(&mut user, c2h, &mut h2c, &layout, &nodes, &takeover::Limits::default())
+        .with_context(|| format!("cannot take over {}", device.display()))?;
     probe::load_key(&mut user, &hw, config.window_bits, key_id)
         .with_context(|| format!("cannot load the key into {}", device.display()))?;
-    let c2h = nodes.open_c2h()?;
-    let h2c = nodes.open_h2c()?;
     let setup = stream::StreamSetup {
-        layout: info.layout()?,
+        layout,
         key_id,
         modulus: key.public().n().clone(),
         window: info.cores,
@@ -39,5 +47,9 @@ pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
     let (jobs, job_rx) = mpsc::channel();
     let (event_tx, events) = mpsc::channel();
     let (threads, stop) = stream::start(h2c, c2h, setup, job_rx, event_tx);
-    Ok(Engine::new("xdma", format!("{} ({info})", device.display()), jobs, events, threads, Some(stop)))
+    let mut description = format!("{} ({info})", device.display());
+    if takeover.dropped_results > 0 {
+        description += &format!("; took over: {takeover}");
+    }
+    Ok(Engine::new("xdma", description, jobs, events, threads, Some(stop)).with_takeover(takeover))
 }

@@ -47,9 +47,10 @@ struct TagTable {
 }
 
 impl TagTable {
-    /// A tag not in flight (the decryptor keeps fewer than 2^16 items in flight).
+    /// A tag not in flight and not [`itf::RESYNC_TAG`] (the decryptor keeps fewer than 2^16 − 1
+    /// items in flight).
     fn assign(&mut self, ticket: u64) -> u16 {
-        while self.tickets.contains_key(&self.next_tag) {
+        while self.next_tag == itf::RESYNC_TAG || self.tickets.contains_key(&self.next_tag) {
             self.next_tag = self.next_tag.wrapping_add(1);
         }
         let tag = self.next_tag;
@@ -205,7 +206,8 @@ fn read_results(
         let mut done = Vec::with_capacity(whole / frame_bytes);
         for frame in carry[..whole].chunks_exact(frame_bytes) {
             match settle(frame, setup, shared) {
-                Ok((ticket, result)) => done.push(Event::Done(ticket, result)),
+                Ok(Some((ticket, result))) => done.push(Event::Done(ticket, result)),
+                Ok(None) => {}
                 Err(reason) => {
                     let _ = events.send(done);
                     return Err(reason);
@@ -223,20 +225,29 @@ fn read_results(
     }
 }
 
+/// A ticket and its outcome.
+type Settled = (u64, Result<BigUint, ItemError>);
+
 /// The ticket a result frame answers and its outcome. A frame whose tag is not in flight means
-/// the stream is out of step: nothing after it can be trusted.
-fn settle(frame: &[u8], setup: &StreamSetup, shared: &Shared) -> Result<(u64, Result<BigUint, ItemError>), String> {
+/// the stream is out of step: nothing after it can be trusted. An answer to a resynchronisation
+/// frame is dropped (`None`): the takeover stops at the first one it reads, and a host that died
+/// between sending one and reading its answer leaves one more behind it.
+fn settle(frame: &[u8], setup: &StreamSetup, shared: &Shared) -> Result<Option<Settled>, String> {
     let tag = u16::from_le_bytes([frame[0], frame[1]]);
+    let decoded = || itf::decode_result(frame, setup.layout.digits, setup.layout.stream_bits);
+    if tag == itf::RESYNC_TAG && decoded().is_ok_and(|r| itf::is_resync_answer(&r)) {
+        return Ok(None);
+    }
     let ticket = table(shared).tickets.remove(&tag).ok_or_else(|| {
         format!("{} returned a result for tag {tag}, which is not in flight: the stream is out of step", setup.c2h_name)
     })?;
-    let result = match itf::decode_result(frame, setup.layout.digits, setup.layout.stream_bits) {
+    let result = match decoded() {
         Err(e) => Err(ItemError::Corrupted(e.to_string())),
         Ok(r) if !r.is_ok() => Err(ItemError::Status(r.status)),
         Ok(r) if r.plaintext >= setup.modulus => Err(ItemError::Corrupted("the plaintext is not below n".into())),
         Ok(r) => Ok(r.plaintext),
     };
-    Ok((ticket, result))
+    Ok(Some((ticket, result)))
 }
 
 #[cfg(test)]
@@ -300,6 +311,8 @@ mod tests {
         die_after: Option<usize>,
         /// Answer with status 0x02 for this request.
         malformed: Option<usize>,
+        /// Send an answer to a resynchronisation frame before each result of this request.
+        resync_answer: Option<usize>,
     }
 
     /// A card whose plaintext is the ciphertext mod n, answering pairs of requests in swapped
@@ -320,6 +333,13 @@ mod tests {
                     continue;
                 }
                 let request = itf::decode_request(&packet, DIGITS, STREAM_BITS).unwrap();
+                if faults.resync_answer == Some(k) {
+                    let answer =
+                        ResultFrame { tag: itf::RESYNC_TAG, status: itf::RESULT_MALFORMED, plaintext: 0u8.into() };
+                    c2h_tx
+                        .send(itf::words_to_bytes(&itf::encode_result_words(&answer, DIGITS, STREAM_BITS).unwrap()))
+                        .unwrap();
+                }
                 let status = if faults.malformed == Some(k) { itf::RESULT_MALFORMED } else { 0 };
                 let plaintext = if status == 0 { &request.ciphertext % &n } else { BigUint::default() };
                 let frame = ResultFrame { tag: request.tag, status, plaintext };
@@ -422,5 +442,38 @@ mod tests {
         for r in &results[6..] {
             assert!(matches!(r, Err(ItemError::Lost(m)) if m.contains("c2h") || m.contains("h2c")), "{r:?}");
         }
+    }
+
+    /// A stray answer to a resynchronisation frame (a takeover that died before reading it) is
+    /// dropped; the results around it are not.
+    #[test]
+    fn a_stray_resync_answer_is_dropped() {
+        let faults = Faults { resync_answer: Some(2), ..Default::default() };
+        let mut d = decryptor(faults, Options { queue_depth: 4, timeout: Some(Duration::from_secs(5)) });
+        let cs = ciphertexts(6);
+        let expected: Vec<_> = cs.iter().map(|c| Ok(c % modulus())).collect();
+        assert_eq!(d.decrypt_all(cs), expected);
+        assert!(d.failure().is_none());
+    }
+
+    #[test]
+    fn the_resync_tag_is_never_given_to_a_job() {
+        let mut t = TagTable { next_tag: itf::RESYNC_TAG - 2, ..Default::default() };
+        let tags: Vec<u16> = (0..4).map(|ticket| t.assign(ticket)).collect();
+        assert_eq!(tags, [0xFFFD, 0xFFFE, 0, 1], "wraps around past 0xFFFF");
+        // Starting on it, with the tag after it in flight.
+        let mut t = TagTable { next_tag: itf::RESYNC_TAG, ..Default::default() };
+        t.tickets.insert(0, 99);
+        assert_eq!(t.assign(5), 1);
+        // A whole cycle, each tag released at once: every tag but 0xFFFF, once each.
+        let mut t = TagTable::default();
+        let mut seen = std::collections::HashSet::new();
+        for ticket in 0..0xFFFF {
+            let tag = t.assign(ticket);
+            t.tickets.remove(&tag);
+            assert!(seen.insert(tag), "tag {tag} twice");
+        }
+        assert!(!seen.contains(&itf::RESYNC_TAG));
+        assert_eq!(t.assign(0), 0, "the next cycle");
     }
 }

@@ -38,7 +38,8 @@ pub const HEADER_OPCODE_SHIFT: u32 = 24;
 pub const RESULT_OK: u8 = 0x00;
 /// Result status bit: no key committed, or the request's key id is not the committed one.
 pub const RESULT_KEY_NOT_LOADED: u8 = 0x01;
-/// Result status bit: bad opcode, TLAST before the frame's last beat, a nonzero limb bit [31:17] or nonzero
+/// Result status bit: bad opcode, TLAST before the frame's last beat, no beat for
+/// [`FRAME_TIMEOUT_CYCLES`] in the middle of a frame, a nonzero limb bit [31:17] or nonzero
 /// padding.
 pub const RESULT_MALFORMED: u8 = 0x02;
 
@@ -69,6 +70,8 @@ pub const REG_JOBS_IN: u32 = 0x028;
 pub const REG_JOBS_OUT: u32 = 0x02C;
 /// `JOBS_FAILED`: error result frames sent (wraps).
 pub const REG_JOBS_FAILED: u32 = 0x030;
+/// `CONTROL`: the soft reset.
+pub const REG_CONTROL: u32 = 0x034;
 /// `KEY_CONTROL`: begin loading a key, or commit it.
 pub const REG_KEY_CONTROL: u32 = 0x040;
 /// `KEY_ID`: the committed key's id.
@@ -83,7 +86,7 @@ pub const ADDRESS_BITS: usize = 12;
 /// `ID`'s value: "ECRT".
 pub const ID_VALUE: u32 = 0x4543_5254;
 /// Interface major version: bumped when a frame or a register changes incompatibly.
-pub const VERSION_MAJOR: u16 = 2;
+pub const VERSION_MAJOR: u16 = 3;
 /// Interface minor version: bumped for compatible additions.
 pub const VERSION_MINOR: u16 = 0;
 /// `VERSION`'s value.
@@ -101,6 +104,16 @@ pub const ERROR_KEY_NOT_LOADED: u32 = 1 << 0;
 pub const ERROR_MALFORMED: u32 = 1 << 1;
 /// `ERRORS` bit 2: a key write (`KEY_CONTROL` or `KEY_DATA`) was refused and had no effect.
 pub const ERROR_KEY_LOAD_REFUSED: u32 = 1 << 2;
+/// `CONTROL` bit 0: soft reset. Whatever a host left behind is dropped: a partial request frame,
+/// the dispatcher's state, error results not yet sent; a core's job in progress runs out and its
+/// result is thrown away. The key, the counters and a result frame already on the stream stay.
+pub const CONTROL_SOFT_RESET: u32 = 1 << 0;
+/// Cycles a request frame may wait for its next beat before it ends as MALFORMED (about 10 ms
+/// at 100 MHz): the H2C stream of a host that died mid-transfer without TLAST ends there. Within a
+/// transfer, beats follow one another at once; waiting for a free core does not count.
+pub const FRAME_TIMEOUT_CYCLES: u32 = 1 << 20;
+/// The tag hosts keep for a resynchronisation frame (see [`resync_request`]): never a job's.
+pub const RESYNC_TAG: u16 = 0xFFFF;
 /// `KEY_CONTROL` bit 0: begin loading (the key becomes invalid).
 pub const KEY_CONTROL_BEGIN: u32 = 1 << 0;
 /// `KEY_CONTROL` bit 1: commit the loaded key under the id in bits [15:8].
@@ -318,6 +331,20 @@ pub const REGISTERS: &[Register] = &[
     register("JOBS_IN", REG_JOBS_IN, ReadOnly, "Request frames taken, good or bad (wraps).", &[]),
     register("JOBS_OUT", REG_JOBS_OUT, ReadOnly, "Result frames sent, plaintexts and errors (wraps).", &[]),
     register("JOBS_FAILED", REG_JOBS_FAILED, ReadOnly, "Error result frames sent (wraps).", &[]),
+    register(
+        "CONTROL",
+        REG_CONTROL,
+        WriteOnly,
+        "Card control. Never refused.",
+        &[field(
+            "SOFT_RESET",
+            0,
+            0,
+            "1: drop what a host left behind: a partial request frame, the dispatcher's state and \
+             error results not yet sent; jobs in the cores run out and their results are thrown \
+             away. The key, the counters and a result frame already started on the stream stay.",
+        )],
+    ),
     register(
         "KEY_CONTROL",
         REG_KEY_CONTROL,
@@ -577,6 +604,20 @@ pub fn encode_request(
     Ok(bytes)
 }
 
+/// The resynchronisation frame: a request with opcode 0 and tag [`RESYNC_TAG`], so the card
+/// answers it MALFORMED. After a soft reset, every result the host reads before that answer was
+/// left by an earlier host.
+pub fn resync_request(layout: &FrameLayout) -> Vec<u8> {
+    let mut bytes = vec![0; layout.request_bytes];
+    bytes[..LANE_BYTES].copy_from_slice(&u32::from(RESYNC_TAG).to_le_bytes());
+    bytes
+}
+
+/// Whether `frame` answers [`resync_request`].
+pub fn is_resync_answer(frame: &ResultFrame) -> bool {
+    frame.tag == RESYNC_TAG && frame.status & RESULT_MALFORMED != 0
+}
+
 /// The words of a result frame, padded to whole beats (what the card sends; for models and tests).
 pub fn encode_result_words(frame: &ResultFrame, digits: usize, stream_bits: usize) -> Result<Vec<u32>, FrameError> {
     let layout = FrameLayout::new(digits, stream_bits)?;
@@ -736,7 +777,7 @@ pub fn markdown() -> String {
         hex(RESULT_KEY_NOT_LOADED)
     ));
     line(&format!(
-        "| {} | MALFORMED | bad opcode, TLAST before the frame's last beat, a nonzero bit [31:{LIMB_BITS}] in a limb word, or nonzero padding |",
+        "| {} | MALFORMED | bad opcode, TLAST before the frame's last beat, no beat for {FRAME_TIMEOUT_CYCLES} cycles in the middle of a frame, a nonzero bit [31:{LIMB_BITS}] in a limb word, or nonzero padding |",
         hex(RESULT_MALFORMED)
     ));
     line("");
@@ -812,6 +853,25 @@ pub fn markdown() -> String {
         "4. Write KEY_CONTROL = 0x{KEY_CONTROL_COMMIT:X} | id << 8 (COMMIT): the key becomes valid under that id."
     ));
     line("5. Read ERRORS: if KEY_LOAD_REFUSED is set, a write had no effect (the key stays invalid): clear it (write 0x4) and start again.");
+    line("");
+    line("## Taking over a card");
+    line("");
+    line("A host that died may leave a card holding part of a request frame, jobs in its cores and results nobody reads. A host that opens the card brings it back to a clean state before it loads its key:");
+    line("");
+    line("1. Open the C2H node first: XDMA's driver lets one process at a time hold it, so no live host is disturbed.");
+    line(&format!("2. Write CONTROL = 0x{CONTROL_SOFT_RESET:X} (SOFT_RESET)."));
+    line(&format!(
+        "3. Send the resynchronisation frame: a request with opcode 0 and tag 0x{RESYNC_TAG:04X} \
+         (`ecrt_contract::interface::resync_request`). Read result frames and drop them until its MALFORMED answer \
+         arrives: the frames before it were left by the earlier host (a frame that was already leaving when the \
+         reset came is sent whole, so the stream stays in frames). Hosts never give a job tag 0x{RESYNC_TAG:04X}."
+    ));
+    line("4. Wait until STATUS.BUSY is 0 (the earlier host's jobs run out; their results are dropped), then load the key.");
+    line("");
+    line(&format!(
+        "Without a host, a request frame whose beats stop coming (a transfer that died without TLAST) ends \
+         MALFORMED after {FRAME_TIMEOUT_CYCLES} cycles without a beat."
+    ));
     s
 }
 

@@ -16,6 +16,15 @@ pub struct KeyShift {
     pub data: u32,
 }
 
+/// What a register write sets off besides changing registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteEffect {
+    /// An accepted KEY_DATA write.
+    KeyShift(KeyShift),
+    /// CONTROL.SOFT_RESET: the stream state is dropped (see [`itf::CONTROL_SOFT_RESET`]).
+    SoftReset,
+}
+
 /// The register block of one accelerator configuration.
 #[derive(Debug, Clone)]
 pub struct RegisterModel {
@@ -89,10 +98,10 @@ impl RegisterModel {
     }
 
     /// A write of `value` at `offset` while the card is `busy` (or not); an accepted KEY_DATA
-    /// write returns the shift it makes. A key write while busy, a KEY_DATA write with no load
-    /// open, or a commit with no load open or after a refused write of the load is refused: it
-    /// has no effect but ERRORS.KEY_LOAD_REFUSED.
-    pub fn write(&mut self, offset: u32, value: u32, busy: bool) -> Option<KeyShift> {
+    /// write returns the shift it makes, a CONTROL write with SOFT_RESET the reset. A key write
+    /// while busy, a KEY_DATA write with no load open, or a commit with no load open or after a
+    /// refused write of the load is refused: it has no effect but ERRORS.KEY_LOAD_REFUSED.
+    pub fn write(&mut self, offset: u32, value: u32, busy: bool) -> Option<WriteEffect> {
         let offset = offset & ADDRESS_MASK;
         let begin = offset == itf::REG_KEY_CONTROL && value & itf::KEY_CONTROL_BEGIN != 0;
         let commit = offset == itf::REG_KEY_CONTROL && !begin && value & itf::KEY_CONTROL_COMMIT != 0;
@@ -109,15 +118,16 @@ impl RegisterModel {
             self.key_id = (value >> itf::KEY_CONTROL_ID_SHIFT) as u8;
             (self.key_valid, self.loading) = (true, false);
         } else if data {
-            shift = Some(KeyShift {
+            shift = Some(WriteEffect::KeyShift(KeyShift {
                 q_path: self.key_select & itf::KEY_SELECT_Q_PATH != 0,
                 target: (self.key_select & itf::KEY_SELECT_TARGET_MASK) as u8,
                 data: value & itf::KEY_DATA_MASK,
-            });
+            }));
         }
         match offset {
             itf::REG_KEY_SELECT => self.key_select = value & (itf::KEY_SELECT_TARGET_MASK | itf::KEY_SELECT_Q_PATH),
             itf::REG_ERRORS => self.errors &= !value,
+            itf::REG_CONTROL if value & itf::CONTROL_SOFT_RESET != 0 => shift = Some(WriteEffect::SoftReset),
             _ => {}
         }
         if refused {

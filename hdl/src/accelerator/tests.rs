@@ -47,12 +47,26 @@ fn accelerator_decodes_every_load_target() {
     assert_eq!(rtl, load_target_names(), "the RTL's LoadTarget keeps the contract's order");
 }
 
+/// A 64-bit key of two random 32-bit primes, for `config`'s windows.
+fn tiny_key(config: &AcceleratorConfig, rng: &mut rand::rngs::StdRng) -> EcrtHwKey {
+    let p = random_prime(32, rng);
+    let q = loop {
+        let q = random_prime(32, rng);
+        if q != p {
+            break q;
+        }
+    };
+    EcrtHwKey::new(&p, &q, 17, Schedule::FixedWindow { window_bits: config.window_bits as u32 }).unwrap()
+}
+
 /// One phase of the host's script.
 enum Phase {
     /// AXI4-Lite writes (Some(data)) and reads (None), in order.
     Registers(Vec<(u32, Option<u32>)>),
     /// Request frames (words), offered back to back; the phase ends when as many results came.
     Stream(Vec<Vec<u32>>),
+    /// Request frames, offered back to back; the phase ends when the last beat is taken.
+    Send(Vec<Vec<u32>>),
 }
 
 #[derive(Default)]
@@ -129,7 +143,8 @@ fn run(config: &AcceleratorConfig, phases: Vec<Phase>, cycles: usize, ready: f64
                 }
                 h.step == ops.len()
             }
-            Phase::Stream(frames) => {
+            Phase::Stream(frames) | Phase::Send(frames) => {
+                let wait = matches!(phase, Phase::Stream(_));
                 if h.in_beat == 0 && h.step == 0 {
                     h.results_wanted = seen.results.len() + frames.len();
                 }
@@ -151,7 +166,7 @@ fn run(config: &AcceleratorConfig, phases: Vec<Phase>, cycles: usize, ready: f64
                         }
                     }
                 }
-                h.step == frames.len() && seen.results.len() == h.results_wanted
+                h.step == frames.len() && (!wait || seen.results.len() == h.results_wanted)
             }
         };
         if done {
@@ -173,14 +188,7 @@ fn run(config: &AcceleratorConfig, phases: Vec<Phase>, cycles: usize, ready: f64
 fn accelerator_decrypts_end_to_end_through_its_registers_and_streams() {
     let config = tiny();
     let mut rng = rand::rngs::StdRng::seed_from_u64(404);
-    let p = random_prime(32, &mut rng);
-    let q = loop {
-        let q = random_prime(32, &mut rng);
-        if q != p {
-            break q;
-        }
-    };
-    let hw = EcrtHwKey::new(&p, &q, 17, Schedule::FixedWindow { window_bits: config.window_bits as u32 }).unwrap();
+    let hw = tiny_key(&config, &mut rng);
     let (digits, stream_bits) = (config.digits(), config.stream_bits);
     assert_eq!((hw.digits(), hw.exp_bits()), (digits, config.exponent_bits()));
     let ciphertext = |rng: &mut rand::rngs::StdRng| loop {
@@ -235,4 +243,37 @@ fn accelerator_decrypts_end_to_end_through_its_registers_and_streams() {
         let want = hw.decrypt_trace(c).unwrap().result;
         assert_eq!(by_tag(100 + k as u16), &ResultFrame { tag: 100 + k as u16, status: 0, plaintext: want });
     }
+}
+
+/// A host leaves two jobs in the cores and goes; a soft reset, then the resynchronisation frame:
+/// its answer and the next job's plaintext are all that come out, and the key stayed.
+#[test]
+fn accelerator_soft_reset_drops_what_a_gone_host_left() {
+    let config = tiny();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(505);
+    let hw = tiny_key(&config, &mut rng);
+    let (digits, stream_bits) = (config.digits(), config.stream_bits);
+    let layout = FrameLayout::new(digits, stream_bits).unwrap();
+    let c = |rng: &mut rand::rngs::StdRng| rng.gen_biguint_below(hw.n_squared());
+    let request = |tag: u16, c: &BigUint| encode_request_words(tag, 5, c, digits, stream_bits).unwrap();
+    let loads = decryption_key_loads(&hw, config.window_bits);
+    let writes = key_load_writes(&loads, 5).into_iter().map(|(a, v)| (a, Some(v))).collect();
+    let live = c(&mut rng);
+    let phases = vec![
+        Phase::Registers(writes),
+        // The gone host's two jobs.
+        Phase::Send(vec![request(1, &c(&mut rng)), request(2, &c(&mut rng))]),
+        Phase::Registers(vec![(REG_STATUS, None), (REG_CONTROL, Some(CONTROL_SOFT_RESET)), (REG_STATUS, None)]),
+        Phase::Stream(vec![bytes_to_words(&resync_request(&layout)), request(3, &live)]),
+        Phase::Registers(vec![(REG_STATUS, None), (REG_KEY_ID, None), (REG_JOBS_OUT, None)]),
+    ];
+    let seen = run(&config, phases, 4000, 1.0, 10);
+    assert_eq!(seen.phase_ends.len(), 5, "every phase finished: {seen:?}");
+    let tags: Vec<u16> = seen.results.iter().map(|r| r.tag).collect();
+    assert_eq!(tags, vec![RESYNC_TAG, 3], "nothing of the gone host's comes out");
+    assert!(is_resync_answer(&seen.results[0]));
+    assert_eq!(seen.results[1].plaintext, hw.decrypt_trace(&live).unwrap().result);
+    assert_eq!(seen.reads[0], STATUS_KEY_VALID | STATUS_BUSY, "the gone host's jobs were under way");
+    assert_eq!(seen.reads[1] & STATUS_KEY_VALID, STATUS_KEY_VALID, "the key stays");
+    assert_eq!(&seen.reads[3..], &[5, 2], "the key id stays; two frames went out");
 }

@@ -30,6 +30,8 @@ struct Outcome {
     reads: Vec<u32>,
     /// Every key load pulse: (q path, target, data).
     loads: Vec<(bool, u64, u64)>,
+    /// Soft reset pulses.
+    resets: usize,
 }
 
 /// Runs `ops` against a register block (key_bits 1024, 2 cores, 61 digits, w = 4, 128-bit
@@ -53,6 +55,7 @@ fn run(ops: Vec<Op>) -> Outcome {
     simulate(Registers::new(1024, 2, 61, 4, 128), cycles, move |uut, _| {
         let b = &mut bench;
         let mut out = record.lock().unwrap();
+        out.resets += usize::from(uut.soft_reset.val());
         if uut.key_load.val() {
             out.loads.push((
                 uut.key_load_slot.val(),
@@ -235,6 +238,25 @@ fn registers_load_a_key_with_pulses_and_commit_it() {
 }
 
 #[test]
+fn registers_soft_reset_is_one_pulse_and_keeps_the_key() {
+    let out = run(vec![
+        Op::Write(REG_KEY_CONTROL, KEY_CONTROL_BEGIN),
+        Op::Write(REG_KEY_DATA, 1),
+        Op::Write(REG_KEY_CONTROL, key_control_commit(6)),
+        Op::Busy(true),
+        Op::Write(REG_CONTROL, CONTROL_SOFT_RESET),
+        Op::Write(REG_CONTROL, 0),
+        Op::Write(REG_CONTROL, 0xFFFF_FFFF),
+        Op::Read(REG_CONTROL),
+        Op::Read(REG_STATUS),
+        Op::Read(REG_KEY_ID),
+        Op::Read(REG_ERRORS),
+    ]);
+    assert_eq!(out.resets, 2, "one pulse per write with the bit set, busy or not");
+    assert_eq!(out.reads, vec![0, STATUS_KEY_VALID | STATUS_BUSY, 6, 0]);
+}
+
+#[test]
 fn registers_refuse_key_writes_while_busy() {
     let out = run(vec![
         Op::Write(REG_KEY_CONTROL, KEY_CONTROL_BEGIN),
@@ -285,7 +307,7 @@ fn registers_refuse_key_writes_while_busy() {
 #[test]
 fn registers_behave_as_the_contract_model() {
     use ecrt_contract::config::AcceleratorConfig;
-    use ecrt_contract::register_model::RegisterModel;
+    use ecrt_contract::register_model::{RegisterModel, WriteEffect};
     use rand::{Rng, SeedableRng};
     let config = AcceleratorConfig { key_bits: 1024, cores: 2, window_bits: 4, stream_bits: 128, ..Default::default() };
     let offsets: Vec<u32> = REGISTERS.iter().map(|r| r.offset).chain([0x3FC, 0x042, 0x800]).collect();
@@ -294,7 +316,7 @@ fn registers_behave_as_the_contract_model() {
         let mut ops = Vec::new();
         for _ in 0..80 {
             let offset = match rng.gen_range(0..10) {
-                0..=3 => [REG_KEY_CONTROL, REG_KEY_DATA, REG_KEY_SELECT, REG_ERRORS][rng.gen_range(0..4)],
+                0..=3 => [REG_KEY_CONTROL, REG_KEY_DATA, REG_KEY_SELECT, REG_ERRORS, REG_CONTROL][rng.gen_range(0..5)],
                 _ => offsets[rng.gen_range(0..offsets.len())],
             };
             let value = match rng.gen_range(0..4) {
@@ -315,11 +337,13 @@ fn registers_behave_as_the_contract_model() {
         let mut expected = Outcome::default();
         for &op in &ops {
             match op {
-                Op::Write(offset, value) if strobes => {
-                    if let Some(shift) = model.write(offset, value, busy) {
-                        expected.loads.push((shift.q_path, u64::from(shift.target), u64::from(shift.data)));
+                Op::Write(offset, value) if strobes => match model.write(offset, value, busy) {
+                    Some(WriteEffect::KeyShift(shift)) => {
+                        expected.loads.push((shift.q_path, u64::from(shift.target), u64::from(shift.data)))
                     }
-                }
+                    Some(WriteEffect::SoftReset) => expected.resets += 1,
+                    None => {}
+                },
                 Op::Write(..) => {}
                 Op::Read(offset) => expected.reads.push(model.read(offset, busy)),
                 Op::Busy(b) => busy = b,
@@ -340,5 +364,6 @@ fn registers_behave_as_the_contract_model() {
         let rtl = run(ops.clone());
         assert_eq!(rtl.reads, expected.reads, "reads of {ops:?}");
         assert_eq!(rtl.loads, expected.loads, "key shifts of {ops:?}");
+        assert_eq!(rtl.resets, expected.resets, "soft resets of {ops:?}");
     }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 #[test]
 fn stream_in_is_synthesizable() {
-    let mut uut = StreamIn::new(3, 4, 3);
+    let mut uut = StreamIn::new(3, 4, 3, 1000);
     uut.connect_all();
     yosys_validate("ecrt_stream_in", &generate_verilog(&uut)).unwrap();
 }
@@ -43,14 +43,29 @@ struct Setup {
     key: Option<u8>,
     /// Cycles a core is busy after a start (None: never ready).
     hold: Option<usize>,
+    /// A pause in the stream, if any.
+    stall: Option<Stall>,
 }
+
+/// The bench offers no beat for `cycles` cycles once beat `after` (counted from 0 over all
+/// frames) is taken; with `reset`, it pulses `soft_reset` in the middle of the pause.
+#[derive(Clone, Copy)]
+struct Stall {
+    after: usize,
+    cycles: usize,
+    reset: bool,
+}
+
+/// The frame timeout of the benches, in cycles.
+const TIMEOUT: u32 = 30;
 
 /// The bench: `frames` offered back to back with random TVALID gaps; `cores` fake cores that are
 /// busy `hold` cycles after a start (never ready again if `hold` is None), whose `ready` reaches
 /// the dispatcher one cycle late (as the accelerator registers it); error results taken after
 /// random delays.
 fn run(setup: Setup, frames: Vec<Beats>, cycles: usize, seed: u64) -> Record {
-    let Setup { digits, lanes, cores, key, hold } = setup;
+    let Setup { digits, lanes, cores, key, hold, stall } = setup;
+    let mut paused = 0;
     let record = Arc::new(Mutex::new(Record::default()));
     let out = record.clone();
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -60,7 +75,7 @@ fn run(setup: Setup, frames: Vec<Beats>, cycles: usize, seed: u64) -> Record {
     let mut busy_left = vec![if hold.is_none() { usize::MAX } else { 0 }; cores];
     let mut limbs: Vec<Vec<u32>> = vec![Vec::new(); cores];
     let mut was_ready = vec![false; cores];
-    simulate(StreamIn::new(digits, lanes, cores), cycles, move |uut, _| {
+    simulate(StreamIn::new(digits, lanes, cores, TIMEOUT), cycles, move |uut, _| {
         let mut r = out.lock().unwrap();
         uut.key_valid.next = key.is_some();
         uut.key_id.next = (key.unwrap_or(0) as u64).into();
@@ -103,6 +118,12 @@ fn run(setup: Setup, frames: Vec<Beats>, cycles: usize, seed: u64) -> Record {
         // where a beat offered now handshakes.
         r.tready = uut.s_axis_tready.val();
         uut.s_axis_tvalid.next = false;
+        uut.soft_reset.next = false;
+        if let Some(stall) = stall.filter(|s| next_beat == s.after + 1 && paused < s.cycles) {
+            paused += 1;
+            uut.soft_reset.next = stall.reset && paused == stall.cycles / 2;
+            return;
+        }
         if next_beat < all.len() && rng.gen_bool(0.7) {
             let (lanes_data, last) = &all[next_beat];
             for (i, &w) in lanes_data.iter().enumerate() {
@@ -178,8 +199,12 @@ fn stream_in_dispatches_good_frames_and_reports_bad_ones() {
             frames.push(beats(&encode_request_words(tag(8), 0x42, &x, digits, lanes * 32).unwrap(), lanes));
             expected.push((RESULT_OK, tag(8), limbs(&x)));
         }
-        let record =
-            run(Setup { digits, lanes, cores: 2, key: Some(0x42), hold: Some(40) }, frames, 2500, 7 + lanes as u64);
+        let record = run(
+            Setup { digits, lanes, cores: 2, key: Some(0x42), hold: Some(40), stall: None },
+            frames,
+            2500,
+            7 + lanes as u64,
+        );
         let statuses: Vec<u8> = expected.iter().map(|e| e.0).collect();
         assert_eq!(record.done, statuses, "{lanes} lanes: every frame ends once, with its status");
         let starts: Vec<(u16, Vec<u32>)> = record.starts.iter().map(|s| (s.1, s.2.clone())).collect();
@@ -199,11 +224,13 @@ fn stream_in_answers_without_a_key_and_waits_for_a_core() {
     let (digits, lanes) = (3, 4);
     let x = BigUint::from(12345u32);
     let frame = |tag| beats(&encode_request_words(tag, 1, &x, digits, 128).unwrap(), lanes);
-    let record = run(Setup { digits, lanes, cores: 1, key: None, hold: None }, vec![frame(1), frame(2)], 100, 1);
+    let record =
+        run(Setup { digits, lanes, cores: 1, key: None, hold: None, stall: None }, vec![frame(1), frame(2)], 100, 1);
     assert_eq!(record.done, vec![RESULT_KEY_NOT_LOADED; 2]);
     assert_eq!(record.errors, vec![(1, RESULT_KEY_NOT_LOADED), (2, RESULT_KEY_NOT_LOADED)]);
     // With the key but no ready core: the first frame's header waits, the rest stays in the stream.
-    let record = run(Setup { digits, lanes, cores: 1, key: Some(1), hold: None }, vec![frame(3), frame(4)], 100, 2);
+    let record =
+        run(Setup { digits, lanes, cores: 1, key: Some(1), hold: None, stall: None }, vec![frame(3), frame(4)], 100, 2);
     assert!(record.done.is_empty() && record.errors.is_empty() && record.starts.is_empty());
     assert!(!record.tready, "back-pressure while no core is ready");
 }
@@ -221,7 +248,47 @@ fn stream_in_keeps_order_under_back_pressure() {
         frames.push(beats(&encode_request_words(tag, 7, &x, digits, 64).unwrap(), lanes));
         expected.push((0usize, tag, crate::limbs::to_limbs(&x, 4).into_iter().map(|l| l as u32).collect::<Vec<_>>()));
     }
-    let record = run(Setup { digits, lanes, cores: 1, key: Some(7), hold: Some(25) }, frames, 900, 3);
+    let record = run(Setup { digits, lanes, cores: 1, key: Some(7), hold: Some(25), stall: None }, frames, 900, 3);
     assert_eq!(record.starts, expected);
     assert_eq!(record.done, vec![0; 12]);
+}
+
+/// A frame whose beats stop without TLAST ends MALFORMED after the timeout, with its tag, and the
+/// next frame is parsed from its header; waiting for a core does not count as starving.
+#[test]
+fn stream_in_ends_a_starved_frame() {
+    let (digits, lanes) = (3, 2);
+    let x = BigUint::from(777u32);
+    let frame = |tag| beats(&encode_request_words(tag, 5, &x, digits, 64).unwrap(), lanes);
+    // Frame 1 (beats 4 and 5) is cut after two of its four beats; frame 2 follows whole.
+    let mut cut = frame(1);
+    cut.truncate(2);
+    cut[1].1 = false;
+    let stall = Stall { after: 5, cycles: 3 * TIMEOUT as usize, reset: false };
+    let setup = Setup { digits, lanes, cores: 1, key: Some(5), hold: Some(8 * TIMEOUT as usize), stall: Some(stall) };
+    let record = run(setup, vec![frame(9), cut, frame(2)], 600, 4);
+    assert_eq!(record.errors, vec![(1, RESULT_MALFORMED)], "the cut frame times out");
+    assert_eq!(record.done, vec![RESULT_OK, RESULT_MALFORMED, RESULT_OK]);
+    let tags: Vec<u16> = record.starts.iter().map(|s| s.1).collect();
+    assert_eq!(tags, vec![9, 2], "frame 2 waited for the busy core longer than the timeout and still started");
+}
+
+/// A soft reset in the middle of a frame drops it without a result; the next frame is parsed from
+/// its header and starts.
+#[test]
+fn stream_in_soft_reset_drops_the_frame_in_progress() {
+    let (digits, lanes) = (3, 2);
+    let x = BigUint::from(4242u32);
+    let frame = |tag| beats(&encode_request_words(tag, 5, &x, digits, 64).unwrap(), lanes);
+    let mut cut = frame(1);
+    cut.truncate(3);
+    cut[2].1 = false;
+    let stall = Stall { after: 2, cycles: TIMEOUT as usize / 2, reset: true };
+    let setup = Setup { digits, lanes, cores: 2, key: Some(5), hold: Some(10), stall: Some(stall) };
+    let record = run(setup, vec![cut, frame(2)], 300, 5);
+    assert!(record.errors.is_empty(), "no result for the dropped frame: {:?}", record.errors);
+    assert_eq!(record.done, vec![RESULT_OK]);
+    let starts: Vec<(u16, Vec<u32>)> = record.starts.iter().map(|s| (s.1, s.2.clone())).collect();
+    let limbs = crate::limbs::to_limbs(&x, 2 * digits).into_iter().map(|l| l as u32).collect();
+    assert_eq!(starts, vec![(2, limbs)]);
 }

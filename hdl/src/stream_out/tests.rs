@@ -21,10 +21,11 @@ struct Sent {
     failed: usize,
 }
 
-/// A random (tag, plaintext) per result, per core; random error results. Cores hand out their
-/// results one after another, each after a random delay; the host takes beats with probability
-/// `ready`. Returns what was sent and the expected frames.
-fn run(
+/// A bench: `cores` cores with `per_core` results each and `errors` error results, for a
+/// collector of `digits`-limb results over `lanes` lanes; the host takes beats with probability
+/// `ready`; a soft reset in cycle `reset_at`, if any.
+#[derive(Clone, Copy)]
+struct Bench {
     digits: usize,
     lanes: usize,
     cores: usize,
@@ -32,7 +33,18 @@ fn run(
     errors: usize,
     ready: f64,
     seed: u64,
-) -> (Sent, Vec<ResultFrame>) {
+    reset_at: Option<usize>,
+}
+
+fn bench(digits: usize, lanes: usize, cores: usize, per_core: usize, errors: usize, ready: f64, seed: u64) -> Bench {
+    Bench { digits, lanes, cores, per_core, errors, ready, seed, reset_at: None }
+}
+
+/// A random (tag, plaintext) per result, per core; random error results. Cores hand out their
+/// results one after another, each after a random delay. Returns what was sent and the expected
+/// frames.
+fn run(bench: Bench) -> (Sent, Vec<ResultFrame>) {
+    let Bench { digits, lanes, cores, per_core, errors, ready, seed, reset_at } = bench;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut expected = Vec::new();
     let mut queues: Vec<VecDeque<(u16, Vec<u32>)>> = Vec::new();
@@ -61,11 +73,32 @@ fn run(
     let mut held: Option<Vec<u32>> = None;
     let record = Arc::new(Mutex::new(Sent::default()));
     let out = record.clone();
+    let dropped = Arc::new(Mutex::new(Vec::<u16>::new()));
+    let dropped_out = dropped.clone();
+    let mut cycle = 0;
     let words = crate::interface::result_words(digits).div_ceil(lanes) * lanes;
     let total_words = (cores * per_core + errors) * words;
     let cycles = (total_words as f64 * 2.0 / ready) as usize + 40 * (per_core + errors) + 200;
     simulate(StreamOut::new(digits, lanes, cores), cycles, move |uut, _| {
         let mut r = out.lock().unwrap();
+        // A soft reset: every core with a result coming is busy. Right after it, a stale core's
+        // next result is dropped unless it is the one leaving.
+        cycle += 1;
+        uut.soft_reset.next = reset_at == Some(cycle);
+        for (busy, queue) in uut.core_busy.iter_mut().zip(&queues) {
+            busy.next = !queue.is_empty();
+        }
+        if reset_at.is_some_and(|r| cycle == r + 1) {
+            for (c, queue) in queues.iter().enumerate() {
+                let stale = uut.stale[c].q.val();
+                assert!(!stale || !queue.is_empty(), "only busy cores go stale");
+                let leaving =
+                    uut.active.q.val() && !uut.from_error.q.val() && uut.source.q.val().to_u64() as usize == c;
+                if stale && !leaving {
+                    dropped_out.lock().unwrap().push(queue.front().unwrap().0);
+                }
+            }
+        }
         // The master: a presented beat is held until taken; the pulses follow the last TREADY.
         let tdata: Vec<u32> = uut.m_axis_tdata.iter().map(|d| d.val().to_u64() as u32).collect();
         if uut.m_axis_tvalid.val() {
@@ -124,6 +157,8 @@ fn run(
         }
     });
     let sent = record.lock().unwrap().clone();
+    let dropped = dropped.lock().unwrap().clone();
+    let expected = expected.into_iter().filter(|f| !dropped.contains(&f.tag)).collect();
     (sent, expected)
 }
 
@@ -154,8 +189,11 @@ fn packet_sizes(sent: &Sent, digits: usize, lanes: usize) -> Vec<usize> {
     sizes
 }
 
-fn check(digits: usize, lanes: usize, cores: usize, per_core: usize, errors: usize, ready: f64, seed: u64) {
-    let (sent, expected) = run(digits, lanes, cores, per_core, errors, ready, seed);
+/// Runs `bench` and checks that every expected result left once, whole and in its source's order;
+/// returns how many did.
+fn check(bench: Bench) -> usize {
+    let Bench { digits, lanes, cores, .. } = bench;
+    let (sent, expected) = run(bench);
     let got = frames(&sent, digits, lanes);
     assert_eq!(
         got.len(),
@@ -164,7 +202,7 @@ fn check(digits: usize, lanes: usize, cores: usize, per_core: usize, errors: usi
         got.iter().map(|f| f.tag).collect::<Vec<_>>()
     );
     assert_eq!(sent.sent, expected.len());
-    assert_eq!(sent.failed, errors);
+    assert_eq!(sent.failed, bench.errors);
     // Each source's results leave in its order; all of them, exactly.
     let mut sorted_got = got.clone();
     let mut sorted_expected = expected.clone();
@@ -181,32 +219,45 @@ fn check(digits: usize, lanes: usize, cores: usize, per_core: usize, errors: usi
         };
         assert_eq!(of(&got), of(&expected), "source {source} in order");
     }
+    expected.len()
 }
 
 #[test]
 fn stream_out_sends_every_result_and_error_as_a_frame() {
     // 3 limbs: 4 words, exactly one beat of 4 lanes or two of 2; 5 limbs: padding at both widths.
-    check(3, 4, 2, 4, 3, 1.0, 1);
-    check(3, 2, 3, 3, 4, 0.8, 2);
-    check(5, 4, 2, 3, 3, 0.9, 3);
-    check(5, 2, 1, 4, 2, 1.0, 4);
+    check(bench(3, 4, 2, 4, 3, 1.0, 1));
+    check(bench(3, 2, 3, 3, 4, 0.8, 2));
+    check(bench(5, 4, 2, 3, 3, 0.9, 3));
+    check(bench(5, 2, 1, 4, 2, 1.0, 4));
 }
 
 /// Results ready together leave as one packet; a lone one ends its packet.
 #[test]
 fn stream_out_coalesces_waiting_results_into_packets() {
     // Slow host, three busy cores: results queue up behind the one leaving.
-    let (sent, expected) = run(3, 2, 3, 4, 3, 0.2, 8);
+    let (sent, expected) = run(bench(3, 2, 3, 4, 3, 0.2, 8));
     let sizes = packet_sizes(&sent, 3, 2);
     assert_eq!(sizes.iter().sum::<usize>(), expected.len());
     assert!(sizes.iter().any(|&s| s > 1), "some results share a packet: {sizes:?}");
     // Fast host, one core: every result is alone.
-    let (sent, expected) = run(3, 2, 1, 4, 0, 1.0, 9);
+    let (sent, expected) = run(bench(3, 2, 1, 4, 0, 1.0, 9));
     assert_eq!(packet_sizes(&sent, 3, 2), vec![1; expected.len()]);
 }
 
 #[test]
 fn stream_out_holds_beats_under_back_pressure() {
-    check(5, 4, 3, 3, 4, 0.25, 5);
-    check(2, 2, 2, 4, 2, 0.1, 6);
+    check(bench(5, 4, 3, 3, 4, 0.25, 5));
+    check(bench(2, 2, 2, 4, 2, 0.1, 6));
+}
+
+/// A soft reset drops the next result of every core busy at the time, except a frame already
+/// leaving, which goes out whole: the stream stays in whole frames and nothing else is lost.
+#[test]
+fn stream_out_soft_reset_drops_the_busy_cores_next_results() {
+    let mut dropped_any = false;
+    for (seed, reset_at) in [(21, 5), (22, 40), (23, 90), (24, 17), (25, 60)] {
+        let kept = check(Bench { reset_at: Some(reset_at), ..bench(3, 2, 3, 3, 2, 0.6, seed) });
+        dropped_any |= kept < 3 * 3 + 2;
+    }
+    assert!(dropped_any, "some reset found a core busy and dropped its result");
 }

@@ -111,7 +111,8 @@ fn register_table_is_consistent() {
     assert_eq!(named("JOBS_FAILED"), REG_JOBS_FAILED);
     assert_eq!(named("KEY_CONTROL"), REG_KEY_CONTROL);
     assert_eq!(named("KEY_DATA"), REG_KEY_DATA);
-    assert_eq!(VERSION_VALUE, 0x0002_0000);
+    assert_eq!(named("CONTROL"), REG_CONTROL);
+    assert_eq!(VERSION_VALUE, 0x0003_0000);
     assert_eq!(key_control_commit(0xA5), 0xA502);
     assert_eq!(key_select(true, 9), 0x109);
 }
@@ -123,6 +124,7 @@ fn field_table_matches_the_constants() {
         let f = register_named(register).unwrap().fields.iter().find(|f| f.name == field).unwrap();
         ((1u64 << (f.msb + 1)) - (1u64 << f.lsb)) as u32
     };
+    assert_eq!(mask("CONTROL", "SOFT_RESET"), CONTROL_SOFT_RESET);
     assert_eq!(mask("STATUS", "KEY_VALID"), STATUS_KEY_VALID);
     assert_eq!(mask("STATUS", "BUSY"), STATUS_BUSY);
     assert_eq!(mask("STATUS", "KEY_LOADING"), STATUS_KEY_LOADING);
@@ -175,4 +177,19 @@ fn interface_docs_are_current() {
          `ECRT_UPDATE_DOCS=1 cargo test -p ecrt-contract interface`",
         path.display()
     );
+}
+
+/// The resynchronisation frame is a whole request the card answers MALFORMED, by its opcode, under
+/// the tag no job uses.
+#[test]
+fn resync_frame_is_a_malformed_request() {
+    let layout = FrameLayout::new(61, 128).unwrap();
+    let frame = resync_request(&layout);
+    assert_eq!(frame.len(), layout.request_bytes);
+    assert_eq!(decode_request(&frame, 61, 128), Err(FrameError::Magic { found: 0, expected: OPCODE_DECRYPT }));
+    assert_eq!(u32::from_le_bytes(frame[..4].try_into().unwrap()), u32::from(RESYNC_TAG));
+    let answer = ResultFrame { tag: RESYNC_TAG, status: RESULT_MALFORMED, plaintext: Default::default() };
+    assert!(is_resync_answer(&answer));
+    assert!(!is_resync_answer(&ResultFrame { status: RESULT_OK, ..answer.clone() }));
+    assert!(!is_resync_answer(&ResultFrame { tag: 7, ..answer }));
 }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::host::{hardware_key, key_id};
-use crate::register_model::RegisterModel;
+use crate::register_model::{KeyShift, RegisterModel, WriteEffect};
 use ecrt_golden::PrivateKey;
 use rand::SeedableRng;
 
@@ -85,11 +85,16 @@ fn a_refused_write_spoils_the_load() {
     m.write(itf::REG_KEY_SELECT, itf::key_select(true, 3), false);
     assert_eq!(
         m.write(itf::REG_KEY_DATA, 0xF_FFFF, false),
-        Some(crate::register_model::KeyShift { q_path: true, target: 3, data: 0x1_FFFF })
+        Some(WriteEffect::KeyShift(KeyShift { q_path: true, target: 3, data: 0x1_FFFF }))
     );
     assert_eq!(m.write(itf::REG_KEY_DATA, 5, true), None, "busy");
     m.write(itf::REG_KEY_CONTROL, itf::key_control_commit(9), false);
     assert!(!m.key_valid(), "a spoiled load never commits");
+    let before = (m.read(itf::REG_STATUS, false), m.read(itf::REG_KEY_SELECT, false));
+    assert_eq!(m.write(itf::REG_CONTROL, itf::CONTROL_SOFT_RESET, true), Some(WriteEffect::SoftReset), "never refused");
+    assert_eq!(m.write(itf::REG_CONTROL, 0, false), None);
+    assert_eq!((m.read(itf::REG_STATUS, false), m.read(itf::REG_KEY_SELECT, false)), before, "the key stays");
+    assert_eq!(m.read(itf::REG_CONTROL, false), 0, "write-only");
     assert_eq!(m.read(itf::REG_STATUS, false), itf::STATUS_KEY_LOADING);
     m.job_in();
     m.job_out(itf::RESULT_MALFORMED);
