@@ -207,9 +207,9 @@ impl Default for EstimateOptions {
 /// `-widemux 8` maps multiplexers of 8 or more inputs onto MUXF7/MUXF8 by covering, as Vivado
 /// does, before ABC's LUT mapping. Without it ABC maps the operand multiplexers with ties between
 /// 7- and 8-input LUTs and two LUT6: two identical copies of one operand slot in one flat run came
-/// out at 3,969 and 5,694 LUTs (512 bits), which no estimate can be within 3 % of. With it, the
-/// copies come out equal, the flat run and the sum over distinct modules agree, and a design
-/// change moves the figure by what it changes.
+/// out at 3,969 and 5,694 LUTs (512 bits). With it, copies in one run agree; across runs a flat
+/// figure still moves by up to a tenth with changes elsewhere in the design, while the sum over
+/// distinct modules moves by what changed (docs/architecture.md, "How the estimates are made").
 pub(crate) const SYNTH_XILINX: &str = "synth_xilinx -family xc7 -flatten -widemux 8 -noiopad -noclkbuf";
 
 /// The Yosys script for a top module.

@@ -15,9 +15,10 @@
 //! kept, and logic on either side of a boundary is not merged or mapped together (the operand
 //! multiplexers of a slot and the multiplier's phase multiplexer after them, for instance, are
 //! mapped separately). DSP48E1, LUT RAM and carry chains come out as in the flat run and flip-flops
-//! within 3 %; the LUT count moves by up to about a fifth, either way, with where the design is
-//! cut, as Yosys' LUT mapping of wide multiplexers depends on what surrounds them (measured on
-//! the accelerator, see docs/architecture.md; the `estimate_methods` test holds the bounds).
+//! within 3 %; the LUT count lands within the flat run's own movement, about a tenth either way,
+//! as Yosys' LUT mapping of the wide operand multiplexers in one big run depends on everything
+//! around them (measured on the accelerator, see docs/architecture.md; the `estimate_methods`
+//! test holds the bounds).
 //!
 //! Each unit's result is cached by its own content, black boxes named by their interface, so a
 //! change inside one block re-synthesizes that block only. Units run in parallel, one Yosys per
