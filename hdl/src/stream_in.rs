@@ -339,6 +339,7 @@ impl Logic for StreamIn {
         }
         if self.timed_out.val() {
             self.frame_done.next = true;
+            self.frame_key_not_loaded.next = self.status.q.val().get_bit(0);
             self.frame_malformed.next = true;
             self.position.d.next = 0.into();
             self.status.d.next = 0.into();

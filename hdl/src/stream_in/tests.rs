@@ -260,15 +260,17 @@ fn stream_in_ends_a_starved_frame() {
     let (digits, lanes) = (3, 2);
     let x = BigUint::from(777u32);
     let frame = |tag| beats(&encode_request_words(tag, 5, &x, digits, 64).unwrap(), lanes);
-    // Frame 1 (beats 4 and 5) is cut after two of its four beats; frame 2 follows whole.
-    let mut cut = frame(1);
+    // Frame 1 (beats 4 and 5), under another key, is cut after two of its four beats; frame 2
+    // follows whole.
+    let mut cut = beats(&encode_request_words(1, 6, &x, digits, 64).unwrap(), lanes);
     cut.truncate(2);
     cut[1].1 = false;
     let stall = Stall { after: 5, cycles: 3 * TIMEOUT as usize, reset: false };
     let setup = Setup { digits, lanes, cores: 1, key: Some(5), hold: Some(8 * TIMEOUT as usize), stall: Some(stall) };
     let record = run(setup, vec![frame(9), cut, frame(2)], 600, 4);
-    assert_eq!(record.errors, vec![(1, RESULT_MALFORMED)], "the cut frame times out");
-    assert_eq!(record.done, vec![RESULT_OK, RESULT_MALFORMED, RESULT_OK]);
+    let both = RESULT_MALFORMED | RESULT_KEY_NOT_LOADED;
+    assert_eq!(record.errors, vec![(1, both)], "the cut frame times out, with its header's fault");
+    assert_eq!(record.done, vec![RESULT_OK, both, RESULT_OK]);
     let tags: Vec<u16> = record.starts.iter().map(|s| s.1).collect();
     assert_eq!(tags, vec![9, 2], "frame 2 waited for the busy core longer than the timeout and still started");
 }
