@@ -423,7 +423,9 @@ mod tests {
     use ecrt_contract::interface as itf;
     use num_bigint::BigUint;
 
-    fn device(faults: &[Fault], timeout: Duration) -> (DeviceHandle, itf::FrameLayout) {
+    /// A 512-bit instant responder and the options of a device holding at most two result frames
+    /// in C2H.
+    fn parts(faults: &[Fault], timeout: Duration) -> (Box<InstantResponder>, DeviceOptions, itf::FrameLayout) {
         let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, ..Default::default() };
         let layout = config.frame_layout().unwrap();
         let options = DeviceOptions {
@@ -435,7 +437,12 @@ mod tests {
             c2h_capacity: 2 * layout.result_bytes,
             faults: Faults::new(faults),
         };
-        (DeviceHandle::spawn(Box::new(InstantResponder::new(&config).unwrap()), options).unwrap(), layout)
+        (Box::new(InstantResponder::new(&config).unwrap()), options, layout)
+    }
+
+    fn device(faults: &[Fault], timeout: Duration) -> (DeviceHandle, itf::FrameLayout) {
+        let (responder, options, layout) = parts(faults, timeout);
+        (DeviceHandle::spawn(responder, options).unwrap(), layout)
     }
 
     /// Sends a command and waits for its completion.
@@ -499,18 +506,8 @@ mod tests {
 
     /// A device without its thread, driven by hand, holding at most two result frames in C2H.
     fn bare_device(faults: &[Fault]) -> (Device, itf::FrameLayout) {
-        let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, ..Default::default() };
-        let layout = config.frame_layout().unwrap();
-        let options = DeviceOptions {
-            lanes: layout.lanes,
-            request_beats: layout.request_beats,
-            result_beats: layout.result_beats,
-            h2c_timeout: Duration::from_secs(60),
-            c2h_timeout: Duration::from_secs(60),
-            c2h_capacity: 2 * layout.result_bytes,
-            faults: Faults::new(faults),
-        };
-        (Device::new(Box::new(InstantResponder::new(&config).unwrap()), options), layout)
+        let (responder, options, layout) = parts(faults, Duration::from_secs(60));
+        (Device::new(responder, options), layout)
     }
 
     /// Clocks the model while it has work; false if it still has after many cycles.

@@ -234,14 +234,14 @@ type Settled = (u64, Result<BigUint, ItemError>);
 /// between sending one and reading its answer leaves one more behind it.
 fn settle(frame: &[u8], setup: &StreamSetup, shared: &Shared) -> Result<Option<Settled>, String> {
     let tag = u16::from_le_bytes([frame[0], frame[1]]);
-    let decoded = || itf::decode_result(frame, setup.layout.digits, setup.layout.stream_bits);
-    if tag == itf::RESYNC_TAG && decoded().is_ok_and(|r| itf::is_resync_answer(&r)) {
+    let decoded = itf::decode_result(frame, setup.layout.digits, setup.layout.stream_bits);
+    if tag == itf::RESYNC_TAG && decoded.as_ref().is_ok_and(itf::is_resync_answer) {
         return Ok(None);
     }
     let ticket = table(shared).tickets.remove(&tag).ok_or_else(|| {
         format!("{} returned a result for tag {tag}, which is not in flight: the stream is out of step", setup.c2h_name)
     })?;
-    let result = match decoded() {
+    let result = match decoded {
         Err(e) => Err(ItemError::Corrupted(e.to_string())),
         Ok(r) if !r.is_ok() => Err(ItemError::Status(r.status)),
         Ok(r) if r.plaintext >= setup.modulus => Err(ItemError::Corrupted("the plaintext is not below n".into())),
