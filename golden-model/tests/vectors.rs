@@ -3,7 +3,7 @@
 //! model, and decodes to phe's value.
 
 use ecrt_golden::encoding::{decode, Encoded, Value};
-use ecrt_golden::hw::Schedule;
+use ecrt_golden::hw::{FoldEcrtKey, Schedule};
 use ecrt_golden::paillier::{decrypt_crt, decrypt_ecrt, decrypt_textbook};
 use ecrt_golden::phe_format::read_private_key;
 use num_bigint::{BigInt, BigUint};
@@ -35,6 +35,11 @@ fn check_vectors(bits: u32, hw_cases: usize) {
         key.hardware(64, Schedule::RightToLeft { segments: 4 }).unwrap(),
         key.hardware(68, Schedule::FixedWindow { window_bits: 4 }).unwrap(),
     ];
+    // The model of the high-radix core: k limbs per step, Orup's folding.
+    let fold_keys = [
+        FoldEcrtKey::new(key.p(), key.q(), 4, Schedule::FixedWindow { window_bits: 5 }).unwrap(),
+        FoldEcrtKey::new(key.p(), key.q(), 7, Schedule::RightToLeft { segments: 3 }).unwrap(),
+    ];
     for (i, case) in cases.iter().enumerate() {
         let c: BigUint = case["ciphertext"]["v"].as_str().unwrap().parse().unwrap();
         let exponent = case["ciphertext"]["e"].as_i64().unwrap();
@@ -43,6 +48,10 @@ fn check_vectors(bits: u32, hw_cases: usize) {
         assert_eq!(decrypt_crt(&key, &c).unwrap(), raw, "{bits}-bit case {i} (CRT)");
         for hw in hw_keys.iter().filter(|_| i < hw_cases) {
             assert_eq!(hw.decrypt(&c).unwrap(), raw, "{bits}-bit case {i} (hardware model, {:?})", hw.schedule());
+        }
+        for fold in fold_keys.iter().filter(|_| i < hw_cases) {
+            let k = fold.fold_p().limbs_per_step();
+            assert_eq!(fold.decrypt(&c).unwrap(), raw, "{bits}-bit case {i} (folding model, k = {k})");
         }
         if bits <= 2048 {
             assert_eq!(decrypt_textbook(&key, &c).unwrap(), raw, "{bits}-bit case {i} (textbook)");

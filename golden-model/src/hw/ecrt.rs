@@ -26,7 +26,10 @@ use num_integer::Integer;
 use num_traits::Zero;
 use rand::{rngs::StdRng, SeedableRng};
 
-use super::{check_digit_bits, mont_exp, ExactDivider, ExpTrace, HwError, MontMulTrace, MontgomeryContext, Schedule};
+use super::{
+    check_digit_bits, exp_in_domain, DomainMultiplier, ExactDivider, ExpTrace, FoldContext, FoldValue, HwError,
+    MontMulTrace, MontgomeryContext, Schedule, LIMB_BITS,
+};
 use crate::prime::{is_probable_prime, mod_inverse};
 
 /// Miller–Rabin rounds of the sanity check in [`EcrtHwKey::new`] (a guard against wrong inputs,
@@ -121,14 +124,15 @@ pub struct EcrtHwKey {
 
 /// Every value on one prime's path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PrimePathTrace {
+pub struct PrimePathTrace<V = BigUint> {
     /// redc_wide_{p²}(c) = c·R^(−1) mod p², in [0, 2p²).
     pub c_redc: BigUint,
-    /// mont_mul_{p²}(c_redc, R³ mod p²) = c·R mod p², in [0, 2p²).
-    pub c_mont: BigUint,
+    /// mont_mul_{p²}(c_redc, R³ mod p²) = c·R mod p², in [0, 2p²) (below X on the folding
+    /// multiplier).
+    pub c_mont: V,
     /// The exponentiation by p − 1 in the Montgomery domain.
-    pub exp: ExpTrace,
-    /// from_montgomery_{p²}(exp.result) = c^(p−1) mod p², in [1, p²).
+    pub exp: ExpTrace<V>,
+    /// exp.result·R^(−1) mod p² (the classic multiplier's REDC) = c^(p−1) mod p², in [1, p²).
     pub x: BigUint,
     /// x − 1 (a multiple of p).
     pub x_minus_1: BigUint,
@@ -150,11 +154,11 @@ pub struct PrimePathTrace {
 
 /// Every value of one decryption.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EcrtTrace {
+pub struct EcrtTrace<V = BigUint> {
     /// The path of p.
-    pub p: PrimePathTrace,
+    pub p: PrimePathTrace<V>,
     /// The path of q.
-    pub q: PrimePathTrace,
+    pub q: PrimePathTrace<V>,
     /// term_p + term_q, in [0, 2n).
     pub sum: BigUint,
     /// Whether the final judgment subtracted n.
@@ -173,6 +177,19 @@ impl EcrtHwKey {
     /// does not fit |p| bits.
     pub fn new(p: &BigUint, q: &BigUint, digit_bits: u32, schedule: Schedule) -> Result<Self, HwError> {
         check_digit_bits(digit_bits)?;
+        Self::with_digits(p, q, digit_bits, Self::digits_for(p.bits() as usize, digit_bits), schedule)
+    }
+
+    /// [`new`](Self::new) over a given number of digits s, at least ⌈(2·|p| + 2)/k⌉ (a wider
+    /// classic multiplier, as the folding datapath needs: [`FoldEcrtKey`]).
+    pub fn with_digits(
+        p: &BigUint,
+        q: &BigUint,
+        digit_bits: u32,
+        digits: usize,
+        schedule: Schedule,
+    ) -> Result<Self, HwError> {
+        check_digit_bits(digit_bits)?;
         if p == q {
             return Err(HwError::InvalidKey("p = q"));
         }
@@ -188,7 +205,9 @@ impl EcrtHwKey {
         let exp_bits = p.bits() as usize;
         schedule.validate(exp_bits)?;
         let n = p * q;
-        let digits = Self::digits_for(p.bits() as usize, digit_bits);
+        if digits < Self::digits_for(p.bits() as usize, digit_bits) {
+            return Err(HwError::InvalidKey("too few digits for the key"));
+        }
         let ctx_n = MontgomeryContext::with_digits(&n, digit_bits, digits)?;
         let p_consts = PrimeConstants::new(p, q, &n, &ctx_n, digit_bits, digits)?;
         let q_consts = PrimeConstants::new(q, p, &n, &ctx_n, digit_bits, digits)?;
@@ -245,14 +264,25 @@ impl EcrtHwKey {
     /// Errors: c = 0 or c ≥ n²; c divisible by p or q ([`HwError::NotAUnit`]: no honest
     /// encryption produces one, and the hardware's output for it is unspecified).
     pub fn decrypt_trace(&self, c: &BigUint) -> Result<EcrtTrace, HwError> {
+        self.decrypt_with(c, &self.p.ctx, &self.q.ctx)
+    }
+
+    /// The decryption with the exponentiations on `mul_p` and `mul_q` (multipliers mod p² and q²
+    /// with this key's R), everything else on the classic multiplier.
+    fn decrypt_with<M: DomainMultiplier>(
+        &self,
+        c: &BigUint,
+        mul_p: &M,
+        mul_q: &M,
+    ) -> Result<EcrtTrace<M::Value>, HwError> {
         if c.is_zero() || c >= &self.n_squared {
             return Err(HwError::CiphertextOutOfRange);
         }
         if (c % &self.p.prime).is_zero() || (c % &self.q.prime).is_zero() {
             return Err(HwError::NotAUnit);
         }
-        let p = self.prime_path(&self.p, c)?;
-        let q = self.prime_path(&self.q, c)?;
+        let p = self.prime_path(&self.p, mul_p, c)?;
+        let q = self.prime_path(&self.q, mul_q, c)?;
         let sum = &p.term + &q.term;
         debug_assert!(sum < &self.n << 1u32);
         // The one judgment of the whole decryption.
@@ -267,17 +297,82 @@ impl EcrtHwKey {
     }
 
     /// Steps 1–6 of the module documentation for one prime.
-    fn prime_path(&self, consts: &PrimeConstants, c: &BigUint) -> Result<PrimePathTrace, HwError> {
+    fn prime_path<M: DomainMultiplier>(
+        &self,
+        consts: &PrimeConstants,
+        mul: &M,
+        c: &BigUint,
+    ) -> Result<PrimePathTrace<M::Value>, HwError> {
         let ctx = &consts.ctx;
         let c_redc = ctx.redc_wide(c);
-        let c_mont = ctx.mont_mul(&c_redc, ctx.r3_mod_n());
-        let exp = mont_exp(ctx, &c_mont, &consts.exponent, self.exp_bits, self.schedule)?;
-        let x = ctx.from_montgomery(&exp.result);
+        let c_mont = mul.mul(&mul.load(&c_redc), &mul.load(ctx.r3_mod_n()));
+        let exp = exp_in_domain(mul, &c_mont, &consts.exponent, self.exp_bits, self.schedule)?;
+        // Leaving the domain is a multiplication by 1: a REDC of the value.
+        let x = ctx.redc_wide(&mul.integer(&exp.result));
         debug_assert!(!x.is_zero() && &x < ctx.modulus(), "x not fully reduced");
         let div = consts.divider.l_trace(&x);
         let term = self.ctx_n.mont_mul(&div.result, &consts.t_mont);
         debug_assert!(term < self.n, "term ≥ n");
         Ok(PrimePathTrace { c_redc, c_mont, exp, x, x_minus_1: div.x_minus_1, l: div.result, l_mont: div.mont, term })
+    }
+}
+
+/// The decryption datapath with the exponentiations on the folding multiplier
+/// ([`FoldContext`], k limbs per step), the model of the accelerator's high-radix core.
+///
+/// Everything outside the exponentiation stays on the classic 17-bit digit-serial multiplier,
+/// over s = k·(m − 1) digits so that both multipliers share R = 2^(17k·(m−1)): the wide REDC of
+/// the ciphertext (its result < 2p² enters the folding multiplier as exact limbs), the way out
+/// of the domain (a REDC of the folded value, which is below X = 2^(17k+3)·p² ≤ R/2, so x ≤ p²,
+/// and x = p² only for x ≡ 0, which a unit never is), the exact division and the final
+/// multiplication mod n. These need the classic multiplier's exact quotient: the exact division
+/// relies on a REDC result below its modulus, and term_p + term_q on terms below n. They are 4
+/// multiplications of about 1,260 per prime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoldEcrtKey {
+    classic: EcrtHwKey,
+    fold_p: FoldContext,
+    fold_q: FoldContext,
+}
+
+impl FoldEcrtKey {
+    /// Prepares p, q for k limbs per step and an exponent schedule. Both folding multipliers
+    /// (mod p² and mod q²) are sized for 2·|p|-bit moduli, so they have the same shape.
+    ///
+    /// Errors: those of [`EcrtHwKey::new`], and k outside 1..=16.
+    pub fn new(p: &BigUint, q: &BigUint, limbs_per_step: usize, schedule: Schedule) -> Result<Self, HwError> {
+        let width = 2 * p.bits() as usize;
+        let fold_p = FoldContext::with_width(&(p * p), width, limbs_per_step)?;
+        let fold_q = FoldContext::with_width(&(q * q), width, limbs_per_step)?;
+        let digits = fold_p.classic().digits();
+        let classic = EcrtHwKey::with_digits(p, q, LIMB_BITS, digits, schedule)?;
+        Ok(Self { classic, fold_p, fold_q })
+    }
+
+    /// The classic parts: the constants of both paths and of n, over k·(m − 1) digits.
+    pub fn classic(&self) -> &EcrtHwKey {
+        &self.classic
+    }
+
+    /// The folding multiplier mod p².
+    pub fn fold_p(&self) -> &FoldContext {
+        &self.fold_p
+    }
+
+    /// The folding multiplier mod q².
+    pub fn fold_q(&self) -> &FoldContext {
+        &self.fold_q
+    }
+
+    /// Decrypts c with every intermediate value recorded. Errors as
+    /// [`EcrtHwKey::decrypt_trace`].
+    pub fn decrypt_trace(&self, c: &BigUint) -> Result<EcrtTrace<FoldValue>, HwError> {
+        self.classic.decrypt_with(c, &self.fold_p, &self.fold_q)
+    }
+
+    /// Decrypts c: the plaintext in [0, n).
+    pub fn decrypt(&self, c: &BigUint) -> Result<BigUint, HwError> {
+        self.decrypt_trace(c).map(|t| t.result)
     }
 }
 
@@ -500,6 +595,40 @@ mod tests {
                 let t = hw.decrypt_trace(&c).unwrap();
                 for exp in [&t.p.exp, &t.q.exp] {
                     assert_eq!((exp.multiplications, exp.dependent_steps), cost);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fold_datapath_decrypts_like_the_classic_one() {
+        let mut rng = StdRng::seed_from_u64(45);
+        for key_bits in [64u64, 128, 512] {
+            let (p, q) = key(key_bits, &mut rng);
+            let n = &p * &q;
+            let n2 = &n * &n;
+            for (k, schedule) in [
+                (1, Schedule::FixedWindow { window_bits: 3 }),
+                (2, Schedule::RightToLeft { segments: 2 }),
+                (4, Schedule::FixedWindow { window_bits: 5 }),
+                (8, Schedule::RightToLeft { segments: 1 }),
+                (16, Schedule::FixedWindow { window_bits: 1 }),
+            ] {
+                let hw = FoldEcrtKey::new(&p, &q, k, schedule).unwrap();
+                assert_eq!(hw.fold_p().steps(), hw.fold_q().steps());
+                assert_eq!(hw.fold_p().columns(), hw.fold_q().columns());
+                let mut cs = vec![BigUint::one(), &n2 - 1u32];
+                cs.extend((0..2).map(|_| random_unit(&n, &n2, &mut rng)));
+                for c in &cs {
+                    let t = hw.decrypt_trace(c).unwrap();
+                    assert_eq!(t.result, textbook(&p, &q, c), "{key_bits} bits, k = {k}, {schedule:?}");
+                    for (path, fold, prime) in [(&t.p, hw.fold_p(), &p), (&t.q, hw.fold_q(), &q)] {
+                        assert!(fold.in_range(&path.exp.result));
+                        assert!(!path.x.is_zero() && path.x < prime * prime, "x fully reduced");
+                        assert!(path.term < n);
+                    }
+                    let cost = crate::hw::schedule_cost(schedule, hw.classic().exp_bits()).unwrap();
+                    assert_eq!((t.p.exp.multiplications, t.p.exp.dependent_steps), cost);
                 }
             }
         }

@@ -11,6 +11,45 @@ use num_bigint::BigUint;
 
 use super::{HwError, MontgomeryContext};
 
+/// A multiplier in a Montgomery domain, as the exponentiation sees it: the classic digit-serial one
+/// ([`MontgomeryContext`], values are integers in [0, 2N)) or the k-limb folding one
+/// ([`FoldContext`](super::FoldContext), values are its redundant limbs). The schedules are
+/// written once over this trait.
+pub trait DomainMultiplier {
+    /// A value in the domain, in the form the multiplier's next operation takes it.
+    type Value: Clone + PartialEq + std::fmt::Debug;
+    /// a·b·R^(−1) mod N.
+    fn mul(&self, a: &Self::Value, b: &Self::Value) -> Self::Value;
+    /// R mod N: the domain's 1.
+    fn one(&self) -> Self::Value;
+    /// Whether a value lies in the range its operations keep (for debug assertions).
+    fn in_range(&self, value: &Self::Value) -> bool;
+    /// An integer in the range, as the multiplier takes it from outside (a constant, the
+    /// ciphertext reduced by the classic multiplier).
+    fn load(&self, x: &BigUint) -> Self::Value;
+    /// The integer a value stands for (not reduced).
+    fn integer(&self, value: &Self::Value) -> BigUint;
+}
+
+impl DomainMultiplier for MontgomeryContext {
+    type Value = BigUint;
+    fn mul(&self, a: &BigUint, b: &BigUint) -> BigUint {
+        self.mont_mul(a, b)
+    }
+    fn one(&self) -> BigUint {
+        self.r_mod_n().clone()
+    }
+    fn in_range(&self, value: &BigUint) -> bool {
+        value < &(self.modulus() << 1u32)
+    }
+    fn load(&self, x: &BigUint) -> BigUint {
+        x.clone()
+    }
+    fn integer(&self, value: &BigUint) -> BigUint {
+        value.clone()
+    }
+}
+
 /// Largest supported window width (a table of 2^16 entries).
 pub const MAX_WINDOW_BITS: u32 = 16;
 
@@ -93,83 +132,85 @@ pub fn schedule_cost(schedule: Schedule, exp_bits: usize) -> Result<(usize, usiz
 
 /// Right-to-left state: the accumulator and the running square.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RtlState {
+pub struct RtlState<V = BigUint> {
     /// base^(bits processed so far), Montgomery form.
-    pub acc: BigUint,
+    pub acc: V,
     /// base^(2^(bits processed so far)), Montgomery form.
-    pub sq: BigUint,
+    pub sq: V,
 }
 
 /// One right-to-left bit step.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RtlStep {
+pub struct RtlStep<V = BigUint> {
     /// The exponent bit.
     pub bit: bool,
     /// mont_mul(acc, sq), computed whatever the bit.
-    pub product: BigUint,
+    pub product: V,
     /// acc after the step: `product` if the bit is 1, else unchanged.
-    pub acc: BigUint,
+    pub acc: V,
     /// sq after the step: mont_mul(sq, sq).
-    pub sq: BigUint,
+    pub sq: V,
 }
 
 /// One left-to-right window step.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WindowStep {
+pub struct WindowStep<V = BigUint> {
     /// The window's value (index into the table).
     pub value: u32,
     /// acc after each of the w squarings (empty for the top window, which only loads `T[value]`).
-    pub squares: Vec<BigUint>,
+    pub squares: Vec<V>,
     /// acc after the window: mont_mul(last square, `T[value]`) (or `T[value]` for the top window).
-    pub acc: BigUint,
+    pub acc: V,
 }
 
 /// The per-step states of an exponentiation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ExpStates {
+pub enum ExpStates<V = BigUint> {
     /// Right-to-left binary.
     RightToLeft {
         /// Bit range of each segment, LSB first ([`segment_ranges`]).
         segments: Vec<Range<usize>>,
         /// (acc, sq) at every segment boundary: entry j is the input of stage j, the last entry
         /// the output of the last stage (S + 1 entries).
-        boundaries: Vec<RtlState>,
+        boundaries: Vec<RtlState<V>>,
         /// One entry per exponent bit, LSB first.
-        bits: Vec<RtlStep>,
+        bits: Vec<RtlStep<V>>,
     },
     /// Left-to-right fixed window.
     FixedWindow {
         /// `T[j]` = base^j in Montgomery form, j < 2^w (`T[0]` = R mod N, `T[1]` = base).
-        table: Vec<BigUint>,
+        table: Vec<V>,
         /// One entry per window, most significant first.
-        windows: Vec<WindowStep>,
+        windows: Vec<WindowStep<V>>,
     },
 }
 
 /// Result and trace of [`mont_exp`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExpTrace {
+pub struct ExpTrace<V = BigUint> {
     /// base^e in Montgomery form, in [0, 2N).
-    pub result: BigUint,
+    pub result: V,
     /// Montgomery multiplications performed (equals [`schedule_cost`]'s first value).
     pub multiplications: usize,
     /// Length of the chain of dependent multiplications, parallel pairs counted once (equals
     /// [`schedule_cost`]'s second value).
     pub dependent_steps: usize,
     /// Every intermediate value.
-    pub states: ExpStates,
+    pub states: ExpStates<V>,
 }
 
 /// Counts the multiplications of a schedule as they are performed.
-struct Multiplier<'a> {
-    ctx: &'a MontgomeryContext,
+struct Counting<'a, M> {
+    multiplier: &'a M,
     count: usize,
 }
 
-impl Multiplier<'_> {
-    fn mul(&mut self, a: &BigUint, b: &BigUint) -> BigUint {
+impl<M: DomainMultiplier> Counting<'_, M> {
+    fn mul(&mut self, a: &M::Value, b: &M::Value) -> M::Value {
         self.count += 1;
-        self.ctx.mont_mul(a, b)
+        let product = self.multiplier.mul(a, b);
+        debug_assert!(self.multiplier.in_range(&product), "product out of range");
+        product
     }
 }
 
@@ -184,17 +225,28 @@ pub fn mont_exp(
     exp_bits: usize,
     schedule: Schedule,
 ) -> Result<ExpTrace, HwError> {
+    exp_in_domain(ctx, base, exponent, exp_bits, schedule)
+}
+
+/// [`mont_exp`] over any [`DomainMultiplier`]: the same schedule, the same sequence of
+/// multiplications, on that multiplier's values.
+pub fn exp_in_domain<M: DomainMultiplier>(
+    multiplier: &M,
+    base: &M::Value,
+    exponent: &BigUint,
+    exp_bits: usize,
+    schedule: Schedule,
+) -> Result<ExpTrace<M::Value>, HwError> {
     schedule.validate(exp_bits)?;
     if exponent.bits() > exp_bits as u64 {
         return Err(HwError::ExponentTooLong { exponent_bits: exponent.bits(), exp_bits });
     }
-    let two_n = ctx.modulus() << 1u32;
-    debug_assert!(base < &two_n, "base ≥ 2N");
-    let mut m = Multiplier { ctx, count: 0 };
+    debug_assert!(multiplier.in_range(base), "base out of range");
+    let mut m = Counting { multiplier, count: 0 };
     let (result, dependent_steps, states) = match schedule {
         Schedule::RightToLeft { segments } => {
             let segments = segment_ranges(exp_bits, segments);
-            let mut state = RtlState { acc: ctx.r_mod_n().clone(), sq: base.clone() };
+            let mut state = RtlState { acc: multiplier.one(), sq: base.clone() };
             let mut boundaries = vec![state.clone()];
             let mut bits = Vec::with_capacity(exp_bits);
             for range in &segments {
@@ -204,7 +256,6 @@ pub fn mont_exp(
                     let product = m.mul(&state.acc, &state.sq);
                     let sq = m.mul(&state.sq, &state.sq);
                     let acc = if bit { product.clone() } else { state.acc };
-                    debug_assert!(acc < two_n && sq < two_n);
                     state = RtlState { acc, sq };
                     bits.push(RtlStep { bit, product, acc: state.acc.clone(), sq: state.sq.clone() });
                 }
@@ -216,11 +267,10 @@ pub fn mont_exp(
         Schedule::FixedWindow { window_bits } => {
             let w = window_bits as usize;
             let mut table = Vec::with_capacity(1 << w);
-            table.push(ctx.r_mod_n().clone());
+            table.push(multiplier.one());
             table.push(base.clone());
             for j in 2..1usize << w {
                 let next = m.mul(&table[j - 1], base);
-                debug_assert!(next < two_n);
                 table.push(next);
             }
             let windows_count = exp_bits.div_ceil(w);
@@ -235,12 +285,10 @@ pub fn mont_exp(
                 let mut squares = Vec::with_capacity(w);
                 for _ in 0..w {
                     acc = m.mul(&acc, &acc);
-                    debug_assert!(acc < two_n);
                     squares.push(acc.clone());
                 }
                 // Multiplied in even when the window is 0 (by T[0] = R mod N): constant time.
                 acc = m.mul(&acc, &table[value as usize]);
-                debug_assert!(acc < two_n);
                 windows.push(WindowStep { value, squares, acc: acc.clone() });
             }
             // Every multiplication depends on the one before it.

@@ -12,6 +12,8 @@
 //! One job per file:
 //! - [`montgomery`]: digit-serial Montgomery multiplication without final subtraction (Walter 1999),
 //!   wide REDC, entering and leaving the Montgomery domain;
+//! - [`fold`]: the high-radix multiplier, k limbs of the multiplier per step, with Orup's
+//!   pre-scaled modulus so that no quotient is computed;
 //! - [`exponent`]: exponentiation schedules inside the domain (right-to-left with pipeline segments,
 //!   left-to-right fixed window) and their cost;
 //! - [`exact_div`]: L_p(x) = (x − 1)/p as one more Montgomery loop, modulo R − p;
@@ -23,16 +25,19 @@
 pub mod ecrt;
 pub mod exact_div;
 pub mod exponent;
+pub mod fold;
 pub mod montgomery;
 
 pub use ecrt::{
-    postprocess_cost, EcrtHwKey, EcrtTrace, PostprocessCost, Postprocessing, PrimeConstants, PrimePathTrace,
+    postprocess_cost, EcrtHwKey, EcrtTrace, FoldEcrtKey, PostprocessCost, Postprocessing, PrimeConstants,
+    PrimePathTrace,
 };
 pub use exact_div::{ExactDivTrace, ExactDivider};
 pub use exponent::{
-    mont_exp, schedule_cost, segment_ranges, ExpStates, ExpTrace, RtlState, RtlStep, Schedule, WindowStep,
-    MAX_WINDOW_BITS,
+    exp_in_domain, mont_exp, schedule_cost, segment_ranges, DomainMultiplier, ExpStates, ExpTrace, RtlState, RtlStep,
+    Schedule, WindowStep, MAX_WINDOW_BITS,
 };
+pub use fold::{limbs_value, FoldContext, FoldStep, FoldTrace, FoldValue, LIMB_BITS, MAX_LIMBS_PER_STEP};
 pub use montgomery::{MontMulTrace, MontStep, MontgomeryContext};
 
 use num_bigint::BigUint;
