@@ -11,6 +11,10 @@ pub mod column;
 pub mod correction;
 pub mod decrypt_core;
 pub mod emit;
+pub mod fold_mul;
+pub mod fold_normalize;
+pub mod fold_operands;
+pub mod fold_sum;
 pub mod modexp;
 pub mod montmul;
 pub mod mul_add;
@@ -24,10 +28,13 @@ pub mod testing;
 
 testing::clocked!(
     mul_add::MulAddReg,
+    mul_add::LoopMulAddReg,
     column::Column,
     montmul::MontMul,
     slot_control::SlotControl,
     slot_operands::SlotOperands,
+    fold_operands::FoldOperands,
+    fold_mul::FoldMul,
     modexp::ModExp,
     correction::Correction,
     decrypt_core::DecryptCore,

@@ -11,9 +11,58 @@ pub const Y_BITS: usize = 17;
 /// Width of the addend and of the result.
 pub const P_BITS: usize = 36;
 
-fn model(c: Bits<P_BITS>, x: Bits<X_BITS>, y: Bits<Y_BITS>) -> Bits<P_BITS> {
+fn model<const C: usize, const X: usize, const Y: usize, const P: usize>(
+    c: Bits<C>,
+    x: Bits<X>,
+    y: Bits<Y>,
+) -> Bits<P> {
     let p = c.to_u64().wrapping_add(x.to_u64() * y.to_u64());
-    Bits::<P_BITS>::from(p & ((1u64 << P_BITS) - 1))
+    Bits::<P>::from(p & ((1u64 << P) - 1))
+}
+
+/// Width of the folding multiplier's loop factor: a redundant limb of T (< 2^18 + 2^7).
+pub const T_BITS: usize = 19;
+/// Width of the folding multiplier's loop product plus its addend (< 2^36 + 2^35).
+pub const LOOP_BITS: usize = 37;
+
+/// `p <= c + t·m` on the rising clock edge, with a 19-bit `t` on the 25-bit port: the folding
+/// multiplier's loop DSP48E1, whose addend is the registered a·b product of the cycle before.
+#[derive(LogicBlock, Default)]
+pub struct LoopMulAddReg {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// A limb of T (19 bits, unsigned).
+    pub x: Signal<In, Bits<T_BITS>>,
+    /// A limb of M̂ (17 bits, unsigned).
+    pub y: Signal<In, Bits<Y_BITS>>,
+    /// The addend: a registered 17×18-bit product.
+    pub c: Signal<In, Bits<P_BITS>>,
+    /// c + x·y, registered.
+    pub p: Signal<Out, Bits<LOOP_BITS>>,
+}
+
+impl Logic for LoopMulAddReg {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.p.next = model(self.c.val(), self.x.val(), self.y.val());
+        }
+    }
+    fn connect(&mut self) {
+        self.p.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "initial begin\n   p = 37'h0;\nend\n\nalways @(posedge clock) begin\n   p <= c + x * y;\nend\n".into(),
+        )
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "loop_mul_add_reg".into(),
+            clock: "clock".into(),
+            inputs: vec!["x".into(), "y".into(), "c".into()],
+            outputs: vec!["p".into()],
+        }]
+    }
 }
 
 /// `p <= c + x·y` on the rising clock edge: a DSP48E1 with its P register (Yosys and Vivado fold
@@ -92,6 +141,26 @@ mod tests {
         let mut uut = MulAddReg::default();
         uut.connect_all();
         yosys_validate("ecrt_mul_add_reg", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
+    fn loop_mul_add_reg_is_synthesizable() {
+        let mut uut = LoopMulAddReg::default();
+        uut.connect_all();
+        yosys_validate("ecrt_loop_mul_add_reg", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
+    fn loop_leaf_takes_the_widest_limb_and_addend() {
+        let (x, y, c) = ((1u64 << 19) - 1, (1u64 << 17) - 1, (1u64 << 35) - 1);
+        let outputs = simulate(LoopMulAddReg::default(), 2, move |uut, _| {
+            uut.x.next = x.into();
+            uut.y.next = y.into();
+            uut.c.next = c.into();
+            uut.p.val().to_u64()
+        });
+        assert_eq!(outputs[1], c + x * y);
+        assert!(c + x * y < 1 << LOOP_BITS);
     }
 
     #[test]

@@ -103,14 +103,57 @@ pub struct FoldTrace {
     pub result: FoldValue,
 }
 
+/// The sizes of a folding multiplier for moduli of up to `modulus_bits` bits (|N| below) and k
+/// limbs per step: what the hardware is built from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FoldShape {
+    /// k: limbs of the multiplier consumed per step.
+    pub limbs_per_step: usize,
+    /// m = ⌈(|N| + 4)/(17k)⌉ + 2: steps per multiplication.
+    pub steps: usize,
+    /// ⌈(|N| + 17k + 3)/17⌉: limbs of an operand or a result (X = 2^(17k+3)·N).
+    pub operand_limbs: usize,
+    /// ⌈|N|/17⌉: limbs of N and of M̂.
+    pub modulus_limbs: usize,
+    /// ⌈(|N| + 34k + 4)/17⌉: limbs of T (T < 2^(17k+1)·X inside a multiplication).
+    pub columns: usize,
+}
+
+impl FoldShape {
+    /// The sizes for `modulus_bits`-bit moduli and k limbs per step.
+    ///
+    /// Errors: k outside 1..=16, or no modulus bits.
+    pub fn new(modulus_bits: usize, limbs_per_step: usize) -> Result<Self, HwError> {
+        if !(1..=MAX_LIMBS_PER_STEP).contains(&limbs_per_step) {
+            return Err(HwError::InvalidSchedule(format!(
+                "{limbs_per_step} limbs per step (need 1..={MAX_LIMBS_PER_STEP})"
+            )));
+        }
+        if modulus_bits < 2 {
+            return Err(HwError::InvalidModulus);
+        }
+        let limb = LIMB_BITS as usize;
+        let r = limb * limbs_per_step;
+        Ok(Self {
+            limbs_per_step,
+            steps: (modulus_bits + 4).div_ceil(r) + 2,
+            operand_limbs: (modulus_bits + r + 3).div_ceil(limb),
+            modulus_limbs: modulus_bits.div_ceil(limb),
+            columns: (modulus_bits + 2 * r + 4).div_ceil(limb),
+        })
+    }
+
+    /// Digits of the classic multiplier with the same R = 2^(17k·(m−1)): k·(m − 1).
+    pub fn classic_digits(&self) -> usize {
+        self.limbs_per_step * (self.steps - 1)
+    }
+}
+
 /// The constants of a folding multiplier for one odd modulus N and k limbs per step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoldContext {
     modulus: BigUint,
-    limbs_per_step: usize,
-    steps: usize,
-    operand_limbs: usize,
-    columns: usize,
+    shape: FoldShape,
     m_hat: Vec<u64>,
     bound: BigUint,
     classic: MontgomeryContext,
@@ -135,19 +178,10 @@ impl FoldContext {
         if modulus.bits() as usize > width_bits {
             return Err(HwError::InvalidModulus);
         }
-        if !(1..=MAX_LIMBS_PER_STEP).contains(&limbs_per_step) {
-            return Err(HwError::InvalidSchedule(format!(
-                "{limbs_per_step} limbs per step (need 1..={MAX_LIMBS_PER_STEP})"
-            )));
-        }
-        let limb = LIMB_BITS as usize;
-        let r = limb * limbs_per_step;
-        let n_bits = width_bits;
-        let steps = (n_bits + 4).div_ceil(r) + 2;
-        let classic = MontgomeryContext::with_digits(modulus, LIMB_BITS, limbs_per_step * (steps - 1))?;
+        let shape = FoldShape::new(width_bits, limbs_per_step)?;
+        let r = LIMB_BITS as usize * limbs_per_step;
+        let classic = MontgomeryContext::with_digits(modulus, LIMB_BITS, shape.classic_digits())?;
         let bound = modulus << (r + 3);
-        let operand_limbs = (n_bits + r + 3).div_ceil(limb);
-        let columns = (n_bits + 2 * r + 4).div_ceil(limb);
         // M̂ = 2^(−r) mod N = (N′·N + 1)/2^r, N′ = −N^(−1) mod 2^r.
         let two_r = BigUint::one() << r;
         let n_inv = crate::prime::mod_inverse(&(modulus % &two_r), &two_r).ok_or(HwError::InvalidModulus)?;
@@ -155,8 +189,9 @@ impl FoldContext {
         let scaled = &n_prime * modulus + 1u32;
         debug_assert!((&scaled % &two_r).is_zero());
         let m_hat_value = scaled >> r;
-        let m_hat = to_digits(&m_hat_value, LIMB_BITS, n_bits.div_ceil(limb)).into_iter().map(|d| d as u64).collect();
-        Ok(Self { modulus: modulus.clone(), limbs_per_step, steps, operand_limbs, columns, m_hat, bound, classic })
+        let m_hat =
+            to_digits(&m_hat_value, LIMB_BITS, shape.modulus_limbs).into_iter().map(|d| d as u64).collect();
+        Ok(Self { modulus: modulus.clone(), shape, m_hat, bound, classic })
     }
 
     /// The modulus N.
@@ -164,24 +199,29 @@ impl FoldContext {
         &self.modulus
     }
 
+    /// The multiplier's sizes.
+    pub fn shape(&self) -> &FoldShape {
+        &self.shape
+    }
+
     /// k: limbs of the multiplier consumed per step.
     pub fn limbs_per_step(&self) -> usize {
-        self.limbs_per_step
+        self.shape.limbs_per_step
     }
 
     /// m: steps per multiplication.
     pub fn steps(&self) -> usize {
-        self.steps
+        self.shape.steps
     }
 
     /// Limbs of an operand or a result.
     pub fn operand_limbs(&self) -> usize {
-        self.operand_limbs
+        self.shape.operand_limbs
     }
 
     /// Limbs of T, the multiplier's columns.
     pub fn columns(&self) -> usize {
-        self.columns
+        self.shape.columns
     }
 
     /// The exact limbs of M̂ = 2^(−17k) mod N (as many as N has).
@@ -203,7 +243,7 @@ impl FoldContext {
     /// x < X in exact limbs: how a constant or a value from outside enters the multiplier.
     pub fn exact(&self, x: &BigUint) -> FoldValue {
         debug_assert!(x < &self.bound, "value ≥ X");
-        FoldValue { limbs: to_digits(x, LIMB_BITS, self.operand_limbs).into_iter().map(|d| d as u64).collect() }
+        FoldValue { limbs: to_digits(x, LIMB_BITS, self.operand_limbs()).into_iter().map(|d| d as u64).collect() }
     }
 
     /// a·b·R^(−1) mod N, a representative below X, in normalized limbs.
@@ -213,14 +253,14 @@ impl FoldContext {
 
     /// [`mul`](Self::mul) with every step recorded.
     pub fn mul_trace(&self, a: &FoldValue, b: &FoldValue) -> FoldTrace {
-        let mut steps = Vec::with_capacity(self.steps);
+        let mut steps = Vec::with_capacity(self.steps());
         let result = self.run(a, b, Some(&mut steps));
         FoldTrace { steps, result }
     }
 
     /// One step on T's limbs: the column sums, then their redistribution.
     pub fn step(&self, t: &[u64], a_digits: &[u64], b: &[u64]) -> Vec<u64> {
-        let (k, w) = (self.limbs_per_step, self.columns);
+        let (k, w) = (self.limbs_per_step(), self.columns());
         let sums: Vec<u64> = (0..w)
             .map(|j| {
                 let mut c = t.get(j + k).copied().unwrap_or(0);
@@ -248,20 +288,20 @@ impl FoldContext {
 
     /// T's limbs as a result: u_j = lo17(t_j) + (t_(j−1) >> 17), `operand_limbs` of them.
     pub fn normalize(&self, t: &[u64]) -> FoldValue {
-        debug_assert!(t[self.operand_limbs..].iter().all(|&l| l == 0), "result ≥ 2^(17·operand limbs)");
-        debug_assert_eq!(t[self.operand_limbs - 1] >> LIMB_BITS, 0);
+        debug_assert!(t[self.operand_limbs()..].iter().all(|&l| l == 0), "result ≥ 2^(17·operand limbs)");
+        debug_assert_eq!(t[self.operand_limbs() - 1] >> LIMB_BITS, 0);
         let limbs =
-            (0..self.operand_limbs).map(|j| lo17(t[j]) + if j >= 1 { t[j - 1] >> LIMB_BITS } else { 0 }).collect();
+            (0..self.operand_limbs()).map(|j| lo17(t[j]) + if j >= 1 { t[j - 1] >> LIMB_BITS } else { 0 }).collect();
         FoldValue { limbs }
     }
 
     fn run(&self, a: &FoldValue, b: &FoldValue, mut trace: Option<&mut Vec<FoldStep>>) -> FoldValue {
-        let k = self.limbs_per_step;
+        let k = self.limbs_per_step();
         let a_value = a.value();
         debug_assert!(a_value < self.bound && b.value() < self.bound, "operand ≥ X");
-        let digits: Vec<u64> = to_digits(&a_value, LIMB_BITS, k * self.steps).into_iter().map(|d| d as u64).collect();
-        let mut t = vec![0u64; self.columns];
-        for i in 0..self.steps {
+        let digits: Vec<u64> = to_digits(&a_value, LIMB_BITS, k * self.steps()).into_iter().map(|d| d as u64).collect();
+        let mut t = vec![0u64; self.columns()];
+        for i in 0..self.steps() {
             let a_digits = &digits[i * k..(i + 1) * k];
             t = self.step(&t, a_digits, &b.limbs);
             debug_assert!(t.iter().all(|&l| l < (1 << 18) + (1 << 7)), "limb ≥ 2^18 + 2^7");

@@ -37,7 +37,7 @@ pub use exponent::{
     exp_in_domain, mont_exp, schedule_cost, segment_ranges, DomainMultiplier, ExpStates, ExpTrace, RtlState, RtlStep,
     Schedule, WindowStep, MAX_WINDOW_BITS,
 };
-pub use fold::{limbs_value, FoldContext, FoldStep, FoldTrace, FoldValue, LIMB_BITS, MAX_LIMBS_PER_STEP};
+pub use fold::{limbs_value, FoldContext, FoldShape, FoldStep, FoldTrace, FoldValue, LIMB_BITS, MAX_LIMBS_PER_STEP};
 pub use montgomery::{MontMulTrace, MontStep, MontgomeryContext};
 
 use num_bigint::BigUint;
