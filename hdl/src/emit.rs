@@ -3,12 +3,16 @@
 //! content hash) that the simulator, the driver and the Vivado flow read.
 //!
 //! [`emit`] gives the whole accelerator ([`Accelerator`]); [`emit_modexp`] the exponentiation unit
-//! alone, for the engine's own tests and benchmarks.
+//! alone, [`emit_fold_mul`] and [`emit_montmul`] a multiplier alone, for their own tests and
+//! benchmarks.
 
 use crate::accelerator::Accelerator;
 use crate::config::{AcceleratorConfig, ConfigError};
 use crate::interface::{REGISTERS, VERSION_MAJOR, VERSION_MINOR};
+use crate::fold_mul::FoldMul;
 use crate::modexp::ModExp;
+use crate::montmul::MontMul;
+use ecrt_golden::hw::FoldShape;
 use rust_hdl::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -120,6 +124,27 @@ pub fn emit_modexp(config: &AcceleratorConfig) -> Result<Emitted, ConfigError> {
         generate_verilog(&uut)
     });
     Ok(finish(config, body, MODEXP_VERILOG_FILE))
+}
+
+/// Generates the folding multiplier of `shape` alone (its own tests and benchmarks drive its
+/// ports directly): the Verilog, top module `top`.
+pub fn emit_fold_mul(shape: &FoldShape) -> String {
+    let shape = *shape;
+    generate(move || {
+        let mut uut = FoldMul::new(&shape);
+        uut.connect_all();
+        generate_verilog(&uut)
+    })
+}
+
+/// Generates the classic digit-serial multiplier over `digits` 17-bit digits alone, the
+/// baseline the folding multiplier is measured against.
+pub fn emit_montmul(digits: usize) -> String {
+    generate(move || {
+        let mut uut = MontMul::new(digits);
+        uut.connect_all();
+        generate_verilog(&uut)
+    })
 }
 
 /// Runs a generator on a thread with a large stack: the design structure of a 4096-bit

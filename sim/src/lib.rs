@@ -34,6 +34,7 @@ pub mod accelerator;
 mod cache;
 pub mod error;
 pub mod estimate;
+pub mod fold_mul;
 mod hierarchy;
 mod mangle;
 pub mod modexp;
