@@ -419,14 +419,12 @@ fn ecrt_emulate_reports_bad_arguments() {
 /// against the golden model.
 #[test]
 fn the_rtl_model_decrypts_through_the_nodes() {
-    use ecrt_golden::hw::Schedule;
     use rand::SeedableRng;
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(512);
     let key = ecrt_golden::PrivateKey::generate(512, &mut rng).unwrap();
     let config = AcceleratorConfig { key_bits: 512, cores: 1, stream_bits: 64, ..Default::default() };
-    let hw = key.hardware(config.limb_bits as u32, Schedule::FixedWindow { window_bits: config.window_bits as u32 });
-    let hw = hw.unwrap();
+    let hw = ecrt_contract::host::hardware_key(&key, &config).unwrap();
     let mut options = EmulatorOptions::new(config.clone()).with_timeout(Duration::from_secs(120));
     options.build.progress = true;
     let started = Instant::now();

@@ -126,9 +126,11 @@ impl Accelerator {
             m_axis_tvalid: Default::default(),
             m_axis_tready: Default::default(),
             m_axis_tlast: Default::default(),
-            registers: Registers::new(config.key_bits, cores, digits, config.window_bits, config.stream_bits),
+            registers: Registers::new(config),
             stream_in: StreamIn::new(digits, lanes, cores, FRAME_TIMEOUT_CYCLES),
-            cores: (0..cores).map(|_| DecryptCore::new(digits, config.exponent_bits(), config.window_bits)).collect(),
+            cores: (0..cores)
+                .map(|_| DecryptCore::new(&config.fold_shape(), config.exponent_bits(), config.window_bits))
+                .collect(),
             stream_out: StreamOut::new(digits, lanes, cores),
             core_ready: many(cores),
             cores_busy: Default::default(),
@@ -222,7 +224,10 @@ impl Logic for Accelerator {
         if self.target_index.val() == 10 {
             self.load_target.next = LoadTarget::Exponent;
         }
-        if self.target_index.val() > 10 {
+        if self.target_index.val() == 11 {
+            self.load_target.next = LoadTarget::MHat;
+        }
+        if self.target_index.val() > 11 {
             self.target_known.next = false;
         }
 

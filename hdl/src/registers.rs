@@ -96,6 +96,7 @@ pub struct Registers {
     cores_value: Constant<Bits<32>>,
     digits_value: Constant<Bits<32>>,
     window_bits_value: Constant<Bits<32>>,
+    digits_per_step_value: Constant<Bits<32>>,
     stream_bits_value: Constant<Bits<32>>,
     limb_bits_value: Constant<Bits<32>>,
     // The fields' bits, from the contract.
@@ -118,6 +119,7 @@ pub struct Registers {
     at_cores: Constant<Bits<ADDRESS_BITS>>,
     at_digits: Constant<Bits<ADDRESS_BITS>>,
     at_window_bits: Constant<Bits<ADDRESS_BITS>>,
+    at_digits_per_step: Constant<Bits<ADDRESS_BITS>>,
     at_stream_bits: Constant<Bits<ADDRESS_BITS>>,
     at_limb_bits: Constant<Bits<ADDRESS_BITS>>,
     at_status: Constant<Bits<ADDRESS_BITS>>,
@@ -182,7 +184,10 @@ const _: () = assert!(KEY_SELECT_TARGET_MASK & 1 == 1 && KEY_DATA_MASK & 1 == 1,
 
 impl Registers {
     /// The register block of a configuration: its read-only values.
-    pub fn new(key_bits: usize, cores: usize, digits: usize, window_bits: usize, stream_bits: usize) -> Self {
+    pub fn new(config: &crate::config::AcceleratorConfig) -> Self {
+        let (key_bits, cores, digits) = (config.key_bits, config.cores, config.digits());
+        let (window_bits, stream_bits, digits_per_step) =
+            (config.window_bits, config.stream_bits, config.digits_per_step);
         Registers {
             clock: Default::default(),
             s_axil_awaddr: Default::default(),
@@ -221,6 +226,7 @@ impl Registers {
             cores_value: word(cores),
             digits_value: word(digits),
             window_bits_value: word(window_bits),
+            digits_per_step_value: word(digits_per_step),
             stream_bits_value: word(stream_bits),
             limb_bits_value: word(LIMB_BITS),
             begin_bit: word(KEY_CONTROL_BEGIN as usize),
@@ -241,6 +247,7 @@ impl Registers {
             at_cores: at(REG_CORES),
             at_digits: at(REG_DIGITS),
             at_window_bits: at(REG_WINDOW_BITS),
+            at_digits_per_step: at(REG_DIGITS_PER_STEP),
             at_stream_bits: at(REG_STREAM_BITS),
             at_limb_bits: at(REG_LIMB_BITS),
             at_status: at(REG_STATUS),
@@ -408,6 +415,9 @@ impl Logic for Registers {
         }
         if self.read_at.val() == self.at_digits.val() {
             self.read_value.next = self.digits_value.val();
+        }
+        if self.read_at.val() == self.at_digits_per_step.val() {
+            self.read_value.next = self.digits_per_step_value.val();
         }
         if self.read_at.val() == self.at_window_bits.val() {
             self.read_value.next = self.window_bits_value.val();

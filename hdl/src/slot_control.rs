@@ -40,6 +40,7 @@ pub enum LoadTarget {
     TMont,
     Base,
     Exponent,
+    MHat,
 }
 
 impl From<ecrt_contract::host::LoadTarget> for LoadTarget {
@@ -57,6 +58,7 @@ impl From<ecrt_contract::host::LoadTarget> for LoadTarget {
             T::TMont => LoadTarget::TMont,
             T::Base => LoadTarget::Base,
             T::Exponent => LoadTarget::Exponent,
+            T::MHat => LoadTarget::MHat,
         }
     }
 }
@@ -103,6 +105,11 @@ pub struct SlotControl {
     pub issue_redc: Signal<Out, bool>,
     /// The issued multiplication takes `a_out` − 1.
     pub issue_decrement: Signal<Out, bool>,
+    /// The issued multiplication goes to the folding multiplier (the exponentiation's), not the
+    /// classic one.
+    pub issue_fold: Signal<Out, bool>,
+    /// The multiplication in flight is on the folding multiplier.
+    pub on_fold: Signal<Out, bool>,
     /// The next multiplier A.
     pub a_out: Vec<Signal<Out, Bits<X_BITS>>>,
     /// The next multiplicand B.
@@ -111,6 +118,8 @@ pub struct SlotControl {
     pub n_out: Vec<Signal<Out, Bits<Y_BITS>>>,
     /// This slot's −N^(−1) mod 2^17.
     pub n_prime_out: Signal<Out, Bits<Y_BITS>>,
+    /// This slot's M̂ = 2^(−17k) mod N, for the folding multiplier.
+    pub m_hat_out: Vec<Signal<Out, Bits<Y_BITS>>>,
     /// The slot finished: `mm_result` is c^e mod N (or, decrypting, the eCRT term) in this cycle.
     pub done: Signal<Out, bool>,
     /// The public modulus n's limbs (for the final correction).
@@ -128,6 +137,7 @@ pub struct SlotControl {
     n_prime_div: DFF<Bits<Y_BITS>>,
     modulus_n: Vec<DFF<Bits<Y_BITS>>>,
     n_prime_n: DFF<Bits<Y_BITS>>,
+    m_hat: Vec<DFF<Bits<Y_BITS>>>,
     r3: Vec<DFF<Bits<X_BITS>>>,
     one: Vec<DFF<Bits<X_BITS>>>,
     t_mont: Vec<DFF<Bits<X_BITS>>>,
@@ -173,9 +183,10 @@ pub enum Operand {
 }
 
 impl SlotControl {
-    /// A slot for `digits`-limb operands, exponents of `exponent_bits` bits and `window_bits`-bit
-    /// windows; with `decrypt`, it goes on from the exponentiation to its prime's eCRT term.
-    pub fn new(digits: usize, exponent_bits: usize, window_bits: usize, decrypt: bool) -> Self {
+    /// A slot for `digits`-limb operands, moduli of `modulus_limbs` limbs (M̂'s), exponents of
+    /// `exponent_bits` bits and `window_bits`-bit windows; with `decrypt`, it goes on from the
+    /// exponentiation to its prime's eCRT term.
+    pub fn new(digits: usize, modulus_limbs: usize, exponent_bits: usize, window_bits: usize, decrypt: bool) -> Self {
         assert!((1..=WINDOW_BITS_MAX).contains(&window_bits), "windows of 1 to {WINDOW_BITS_MAX} bits");
         let windows = exponent_bits.div_ceil(window_bits);
         assert!((1..1 << WINDOW_COUNT_BITS).contains(&windows), "too many windows");
@@ -192,6 +203,10 @@ impl SlotControl {
             issue: Default::default(),
             issue_redc: Default::default(),
             issue_decrement: Default::default(),
+            issue_fold: Default::default(),
+            on_fold: Default::default(),
+            m_hat_out: many(modulus_limbs),
+            m_hat: many(modulus_limbs),
             n_public: many(digits),
             a_out: many(digits),
             b_out: many(digits),
@@ -253,6 +268,12 @@ impl Logic for SlotControl {
         self.issue.next = false;
         self.issue_redc.next = false;
         self.issue_decrement.next = false;
+        // The states named after a multiplication inside the Montgomery domain run it on the
+        // folding multiplier.
+        self.on_fold.next = (self.state.q.val() == SlotState::ToMontgomery)
+            | (self.state.q.val() == SlotState::Table)
+            | (self.state.q.val() == SlotState::Square)
+            | (self.state.q.val() == SlotState::Multiply);
         self.write_enable.next = false;
         self.write_address.next = self.table_index.q.val();
         self.rotate.next = false;
@@ -305,6 +326,11 @@ impl Logic for SlotControl {
         for i in 0..self.exponent.len() {
             self.exponent[i].clock.next = self.clock.val();
             self.exponent[i].d.next = self.exponent[i].q.val();
+        }
+        for j in 0..self.m_hat.len() {
+            self.m_hat[j].clock.next = self.clock.val();
+            self.m_hat[j].d.next = self.m_hat[j].q.val();
+            self.m_hat_out[j].next = self.m_hat[j].q.val();
         }
         if self.load.val() {
             match self.load_target.val() {
@@ -382,6 +408,14 @@ impl Logic for SlotControl {
                     }
                     for i in (self.exponent.len() - 1)..self.exponent.len() {
                         self.exponent[i].d.next = self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0);
+                    }
+                }
+                LoadTarget::MHat => {
+                    for j in 0..(self.m_hat.len() - 1) {
+                        self.m_hat[j].d.next = self.m_hat[j + 1].q.val();
+                    }
+                    for j in (self.m_hat.len() - 1)..self.m_hat.len() {
+                        self.m_hat[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
                     }
                 }
                 _ => {}
@@ -503,6 +537,12 @@ impl Logic for SlotControl {
             }
         }
 
+        // The next multiplication's multiplier: the next state names it.
+        self.issue_fold.next = (self.state.d.val() == SlotState::ToMontgomery)
+            | (self.state.d.val() == SlotState::Table)
+            | (self.state.d.val() == SlotState::Square)
+            | (self.state.d.val() == SlotState::Multiply);
+
         // The exponent rotates by one window as each window is consumed: after W rotations it
         // is back as loaded, ready for the next base.
         if self.rotate.val() {
@@ -576,7 +616,7 @@ mod tests {
 
     #[test]
     fn slot_control_is_synthesizable() {
-        let mut uut = SlotControl::new(3, 10, 2, true);
+        let mut uut = SlotControl::new(3, 2, 10, 2, true);
         uut.connect_all();
         yosys_validate("ecrt_slot_control", &generate_verilog(&uut)).unwrap();
     }

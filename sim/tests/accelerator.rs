@@ -4,7 +4,7 @@
 
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface::{self as itf, encode_request_words};
-use ecrt_golden::hw::{EcrtHwKey, Schedule};
+use ecrt_golden::hw::{FoldEcrtKey, Schedule};
 use ecrt_golden::phe_format::read_private_key;
 use ecrt_golden::prime::random_prime;
 use ecrt_sim::accelerator::{AcceleratorSim, OutputPacing, RunReport};
@@ -22,9 +22,10 @@ fn build(key_bits: usize, cores: usize, stream_bits: usize) -> AcceleratorSim {
     AcceleratorSim::build(&config, &BuildOptions { progress: true, ..Default::default() }, false).unwrap()
 }
 
-fn hw_key(p: &BigUint, q: &BigUint, sim: &AcceleratorSim) -> EcrtHwKey {
-    let w = sim.manifest().config.window_bits as u32;
-    EcrtHwKey::new(p, q, 17, Schedule::FixedWindow { window_bits: w }).unwrap()
+fn hw_key(p: &BigUint, q: &BigUint, sim: &AcceleratorSim) -> FoldEcrtKey {
+    let config = &sim.manifest().config;
+    let w = config.window_bits as u32;
+    FoldEcrtKey::new(p, q, config.digits_per_step, Schedule::FixedWindow { window_bits: w }).unwrap()
 }
 
 fn random_key(key_bits: u64, rng: &mut rand::rngs::StdRng) -> (BigUint, BigUint) {
@@ -37,7 +38,8 @@ fn random_key(key_bits: u64, rng: &mut rand::rngs::StdRng) -> (BigUint, BigUint)
     }
 }
 
-fn random_units(hw: &EcrtHwKey, count: usize, rng: &mut rand::rngs::StdRng) -> Vec<BigUint> {
+fn random_units(hw: &FoldEcrtKey, count: usize, rng: &mut rand::rngs::StdRng) -> Vec<BigUint> {
+    let hw = hw.classic();
     let mut out = Vec::new();
     while out.len() < count {
         let c = rng.gen_biguint_below(hw.n_squared());
@@ -142,7 +144,7 @@ fn constant_time() {
         let hw = hw_key(&p, &q, &sim);
         sim.load_key(&hw, KEY_ID).unwrap();
         let mut ciphertexts = random_units(&hw, 2, &mut rng);
-        ciphertexts.extend([BigUint::one(), hw.n_squared() - 1u32]);
+        ciphertexts.extend([BigUint::one(), hw.classic().n_squared() - 1u32]);
         for c in &ciphertexts {
             // One at a time: an idle pipeline for each.
             let frames = requests(&sim, std::slice::from_ref(c), KEY_ID);

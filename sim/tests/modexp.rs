@@ -28,7 +28,7 @@ fn check_pair(sim: &mut ModExpSim, jobs: [(&BigUint, &BigUint, &BigUint); 2], re
     let config = sim.manifest().config.clone();
     let mut keys = Vec::new();
     for (slot, (n, e, x)) in jobs.iter().enumerate() {
-        let key = SlotKey::new(n, e, config.exponent_bits(), config.window_bits).unwrap();
+        let key = SlotKey::for_config(n, e, &config).unwrap();
         sim.load_key_and_base(slot, &key, x).unwrap();
         keys.push(key);
     }

@@ -12,6 +12,7 @@ mod estimate;
 mod files;
 mod keygen;
 mod modexp_bench;
+mod multiplier_bench;
 mod rtl;
 
 use anyhow::Context;
@@ -43,6 +44,7 @@ enum Command {
     Bench(bench::Args),
     Rtl(rtl::Args),
     BenchModexp(modexp_bench::Args),
+    BenchMultiplier(multiplier_bench::Args),
     Estimate(estimate::Args),
     Emulate(emulate::Args),
     Demo(demo::Args),
@@ -67,6 +69,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::Rtl(args) => rtl::run(args),
         Command::BenchModexp(args) => modexp_bench::run(args),
+        Command::BenchMultiplier(args) => multiplier_bench::run(args),
         Command::Estimate(args) => estimate::run(args),
         Command::Emulate(args) => emulate::run(args),
         Command::Demo(args) => demo::run(args),

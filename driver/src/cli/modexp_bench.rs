@@ -40,7 +40,7 @@ pub struct Args {
 /// 24×17-bit partial products of one schoolbook Montgomery multiplication
 /// (docs/background.md#the-schoolbook-dsp-cycle-bound):
 /// 2 · ⌈m/24⌉ · ⌈m/17⌉ for the product and the reduction.
-fn schoolbook_partial_products(modulus_bits: usize) -> f64 {
+pub(crate) fn schoolbook_partial_products(modulus_bits: usize) -> f64 {
     2.0 * modulus_bits.div_ceil(24) as f64 * modulus_bits.div_ceil(17) as f64
 }
 
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             n.set_bit(0, true);
             let e = rng.gen_biguint(exp_bits as u64);
             let x = rng.gen_biguint_below(&n);
-            let key = SlotKey::new(&n, &e, exp_bits, config.window_bits)?;
+            let key = SlotKey::for_config(&n, &e, &config)?;
             sim.load_key_and_base(slot, &key, &x)?;
             jobs.push((n, e, x));
         }

@@ -38,13 +38,22 @@ pub struct TopArgs {
     /// TDATA width of the AXI4-Stream ports: 64, 128, 256 or 512 bits.
     #[arg(long, default_value_t = 256)]
     pub stream_bits: usize,
+    /// Limbs of the multiplier the exponentiation's folding multiplier consumes per step, 1 to 16:
+    /// more is fewer cycles per multiplication for more DSP48E1s.
+    #[arg(long, default_value_t = 4)]
+    pub digits_per_step: usize,
 }
 
 impl TopArgs {
     /// The configuration that decrypts under `key` (its key size) with these parameters.
     pub fn config_for_key(&self, key: &ecrt_golden::PrivateKey, window_bits: usize) -> AcceleratorConfig {
-        let base =
-            AcceleratorConfig { window_bits, cores: self.cores, stream_bits: self.stream_bits, ..Default::default() };
+        let base = AcceleratorConfig {
+            window_bits,
+            cores: self.cores,
+            stream_bits: self.stream_bits,
+            digits_per_step: self.digits_per_step,
+            ..Default::default()
+        };
         ecrt_driver::sim::config_for_key(key, &base)
     }
 }
@@ -66,6 +75,7 @@ impl ConfigArgs {
             clock_mhz: self.clock_mhz,
             cores: self.top.cores,
             stream_bits: self.top.stream_bits,
+            digits_per_step: self.top.digits_per_step,
             ..Default::default()
         }
     }

@@ -105,7 +105,7 @@ pub struct FoldTrace {
 
 /// The sizes of a folding multiplier for moduli of up to `modulus_bits` bits (|N| below) and k
 /// limbs per step: what the hardware is built from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FoldShape {
     /// k: limbs of the multiplier consumed per step.
     pub limbs_per_step: usize,
@@ -189,8 +189,7 @@ impl FoldContext {
         let scaled = &n_prime * modulus + 1u32;
         debug_assert!((&scaled % &two_r).is_zero());
         let m_hat_value = scaled >> r;
-        let m_hat =
-            to_digits(&m_hat_value, LIMB_BITS, shape.modulus_limbs).into_iter().map(|d| d as u64).collect();
+        let m_hat = to_digits(&m_hat_value, LIMB_BITS, shape.modulus_limbs).into_iter().map(|d| d as u64).collect();
         Ok(Self { modulus: modulus.clone(), shape, m_hat, bound, classic })
     }
 

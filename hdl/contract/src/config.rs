@@ -20,6 +20,8 @@ pub enum ConfigError {
     Cores(usize),
     #[error("stream (TDATA) widths of 64, 128, 256 or 512 bits are supported, not {0}")]
     StreamBits(usize),
+    #[error("from 1 to {MAX_DIGITS_PER_STEP} digits per step are supported, not {0}")]
+    DigitsPerStep(usize),
 }
 
 /// The most decryption cores an accelerator has.
@@ -27,6 +29,12 @@ pub const MAX_CORES: usize = 64;
 /// The widest exponent window (segment) the sequencer's table addresses.
 pub const WINDOW_BITS_MAX: usize = 6;
 pub use crate::limbs::STEP_BITS;
+/// The most limbs the folding multiplier consumes per step.
+pub const MAX_DIGITS_PER_STEP: usize = ecrt_golden::hw::MAX_LIMBS_PER_STEP;
+
+fn default_digits_per_step() -> usize {
+    4
+}
 
 fn default_cores() -> usize {
     1
@@ -56,6 +64,9 @@ pub struct AcceleratorConfig {
     /// TDATA width of both AXI4-Stream ports: 64, 128, 256 or 512 bits.
     #[serde(default = "default_stream_bits")]
     pub stream_bits: usize,
+    /// Limbs of the multiplier the exponentiation's folding multiplier consumes per step, k.
+    #[serde(default = "default_digits_per_step")]
+    pub digits_per_step: usize,
 }
 
 impl Default for AcceleratorConfig {
@@ -68,6 +79,7 @@ impl Default for AcceleratorConfig {
             part: DEFAULT_PART.into(),
             cores: default_cores(),
             stream_bits: default_stream_bits(),
+            digits_per_step: default_digits_per_step(),
         }
     }
 }
@@ -90,6 +102,9 @@ impl AcceleratorConfig {
         if !crate::interface::STREAM_BITS_CHOICES.contains(&self.stream_bits) {
             return Err(ConfigError::StreamBits(self.stream_bits));
         }
+        if !(1..=MAX_DIGITS_PER_STEP).contains(&self.digits_per_step) {
+            return Err(ConfigError::DigitsPerStep(self.digits_per_step));
+        }
         Ok(())
     }
     /// Bits of the exponentiation moduli p² and q².
@@ -100,14 +115,24 @@ impl AcceleratorConfig {
     pub fn exponent_bits(&self) -> usize {
         self.key_bits / 2
     }
-    /// Digits S of a multiplication: the least with R = 2^(17·S) > 4N for every modulus_bits-bit N;
-    /// the golden model's width for primes of exponent_bits bits, so the two always agree.
-    pub fn digits(&self) -> usize {
-        ecrt_golden::hw::EcrtHwKey::digits_for(self.exponent_bits(), self.limb_bits as u32)
+    /// The folding multiplier's sizes: k limbs per step over modulus_bits-bit moduli.
+    pub fn fold_shape(&self) -> ecrt_golden::hw::FoldShape {
+        ecrt_golden::hw::FoldShape::new(self.modulus_bits(), self.digits_per_step.clamp(1, MAX_DIGITS_PER_STEP))
+            .expect("a validated configuration has a shape")
     }
-    /// Cycles of one Montgomery multiplication in either slot: 2·S + 2.
+    /// Digits S of the classic multiplier, and limbs of every value a core holds: k·(m − 1), so
+    /// that both multipliers share R = 2^(17·S) (the golden model's `FoldEcrtKey`). R > 4N for
+    /// every modulus_bits-bit N, and values of the folding multiplier (< 2^(17k+3)·N) fit.
+    pub fn digits(&self) -> usize {
+        self.fold_shape().classic_digits()
+    }
+    /// Cycles of one classic Montgomery multiplication in either slot: 2·S + 2.
     pub fn cycles_per_multiplication(&self) -> usize {
         2 * self.digits() + 2
+    }
+    /// Cycles of one folding multiplication in either slot: 2·m + 2.
+    pub fn cycles_per_fold_multiplication(&self) -> usize {
+        2 * self.fold_shape().steps + 2
     }
     /// Windows per exponent.
     pub fn windows(&self) -> usize {
@@ -117,17 +142,25 @@ impl AcceleratorConfig {
     /// multiplication by R³ (into the domain), the table, w squarings and one multiplication per
     /// window after the first, out of the domain.
     pub fn multiplications_per_exponentiation(&self) -> usize {
+        self.fold_multiplications_per_exponentiation() + 2
+    }
+    /// Of those, the ones on the folding multiplier: all but the wide REDC and the way out.
+    pub fn fold_multiplications_per_exponentiation(&self) -> usize {
         let w = self.window_bits;
-        2 + ((1 << w) - 2) + (self.windows() - 1) * (w + 1) + 1
+        1 + ((1 << w) - 2) + (self.windows() - 1) * (w + 1)
     }
     /// Montgomery multiplications of one prime's path of a decryption: the exponentiation, then
     /// the exact division and the multiplication by t·R (each slot does one path).
     pub fn multiplications_per_decryption_path(&self) -> usize {
         self.multiplications_per_exponentiation() + 2
     }
-    /// Cycles of one prime's path on a core (both paths run side by side), without the frames.
+    /// Cycles of one prime's path on a core (both paths run side by side), without the frames:
+    /// 4 classic multiplications (the wide REDC, out of the domain, the exact division, ×t·R),
+    /// the rest folding ones.
     pub fn cycles_per_decryption_path(&self) -> usize {
-        self.multiplications_per_decryption_path() * self.cycles_per_multiplication()
+        let classic = self.multiplications_per_decryption_path() - self.fold_multiplications_per_exponentiation();
+        classic * self.cycles_per_multiplication()
+            + self.fold_multiplications_per_exponentiation() * self.cycles_per_fold_multiplication()
     }
     /// 32-bit lanes of a stream beat, L = stream_bits / 32.
     pub fn lanes(&self) -> usize {
@@ -156,9 +189,20 @@ mod tests {
     #[test]
     fn config_defaults_validation_and_frame_sizes() {
         let c = AcceleratorConfig::default();
-        assert_eq!((c.cores, c.stream_bits, c.lanes()), (1, 256, 8));
-        assert_eq!((c.request_words(), c.result_words()), (243, 122));
-        assert_eq!(c.frame_layout().unwrap().request_beats, 31);
+        assert_eq!((c.cores, c.stream_bits, c.lanes(), c.digits_per_step), (1, 256, 8, 4));
+        // k = 4 over 2048-bit moduli: m = 33 steps, S = 4·32 = 128 classic digits.
+        assert_eq!((c.fold_shape().steps, c.digits()), (33, 128));
+        assert_eq!((c.cycles_per_fold_multiplication(), c.cycles_per_multiplication()), (68, 258));
+        assert_eq!((c.request_words(), c.result_words()), (257, 129));
+        assert_eq!(c.frame_layout().unwrap().request_beats, 33);
+        assert_eq!(
+            AcceleratorConfig { digits_per_step: 0, ..c.clone() }.validate(),
+            Err(ConfigError::DigitsPerStep(0))
+        );
+        assert_eq!(
+            AcceleratorConfig { digits_per_step: 17, ..c.clone() }.validate(),
+            Err(ConfigError::DigitsPerStep(17))
+        );
         assert_eq!(AcceleratorConfig { cores: 0, ..c.clone() }.validate(), Err(ConfigError::Cores(0)));
         assert_eq!(AcceleratorConfig { cores: 65, ..c.clone() }.validate(), Err(ConfigError::Cores(65)));
         assert_eq!(AcceleratorConfig { cores: 64, ..c.clone() }.validate(), Ok(()));
@@ -167,6 +211,6 @@ mod tests {
         // Manifests written before these fields existed still read.
         let old = r#"{"key_bits":1024,"limb_bits":17,"window_bits":4,"clock_mhz":100.0,"part":"x"}"#;
         let c: AcceleratorConfig = serde_json::from_str(old).unwrap();
-        assert_eq!((c.cores, c.stream_bits), (1, 256));
+        assert_eq!((c.cores, c.stream_bits, c.digits_per_step), (1, 256, 4));
     }
 }

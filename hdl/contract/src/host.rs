@@ -4,8 +4,8 @@
 
 use crate::config::AcceleratorConfig;
 pub use crate::interface::{KeyLoad, Load, LoadTarget};
-use crate::limbs::{to_limbs, LIMB_BITS};
-use ecrt_golden::hw::{EcrtHwKey, HwError, MontgomeryContext, PrimeConstants, Schedule};
+use crate::limbs::to_limbs;
+use ecrt_golden::hw::{EcrtHwKey, FoldContext, FoldEcrtKey, HwError, MontgomeryContext, PrimeConstants, Schedule};
 use ecrt_golden::PrivateKey;
 use num_bigint::BigUint;
 
@@ -22,16 +22,17 @@ pub enum KeyFitError {
 
 /// The golden model's hardware form of `key` for an accelerator of `config`: its constants are
 /// what [`decryption_key_loads`] loads.
-pub fn hardware_key(key: &PrivateKey, config: &AcceleratorConfig) -> Result<EcrtHwKey, KeyFitError> {
+pub fn hardware_key(key: &PrivateKey, config: &AcceleratorConfig) -> Result<FoldEcrtKey, KeyFitError> {
     let key_bits = key.public().n().bits() as usize;
     if key_bits != config.key_bits {
         return Err(KeyFitError::KeyBits { key_bits, config_bits: config.key_bits });
     }
-    let schedule = Schedule::FixedWindow { window_bits: config.window_bits as u32 };
-    let hw = key.hardware(config.limb_bits as u32, schedule)?;
-    if hw.digits() != config.digits() || hw.exp_bits() != config.exponent_bits() {
+    if key.p().bits() as usize != config.exponent_bits() || key.q().bits() as usize != config.exponent_bits() {
         return Err(KeyFitError::PrimeBits(config.exponent_bits()));
     }
+    let schedule = Schedule::FixedWindow { window_bits: config.window_bits as u32 };
+    let hw = FoldEcrtKey::new(key.p(), key.q(), config.digits_per_step, schedule)?;
+    debug_assert_eq!(hw.classic().digits(), config.digits());
     Ok(hw)
 }
 
@@ -45,18 +46,28 @@ pub fn key_id(n: &BigUint) -> u8 {
 
 /// A modulus and a fixed exponent, as one slot holds them.
 pub struct SlotKey {
-    ctx: MontgomeryContext,
+    fold: FoldContext,
     exponent: BigUint,
     exponent_bits: usize,
     window_bits: usize,
 }
 
 impl SlotKey {
-    /// The constants for an odd `modulus`, an `exponent` of at most `exponent_bits` bits and
-    /// `window_bits`-bit windows.
+    /// The constants for an odd `modulus` of at most `config.modulus_bits()` bits and an
+    /// `exponent` of at most `config.exponent_bits()` bits, for `config`'s multipliers and windows.
+    pub fn for_config(modulus: &BigUint, exponent: &BigUint, config: &AcceleratorConfig) -> Result<Self, HwError> {
+        let (modulus_bits, exponent_bits) = (config.modulus_bits(), config.exponent_bits());
+        Self::new(modulus, exponent, modulus_bits, config.digits_per_step, exponent_bits, config.window_bits)
+    }
+
+    /// The constants for an odd `modulus` of at most `modulus_bits` bits, a folding multiplier of
+    /// `digits_per_step` limbs per step for that width, an `exponent` of at most `exponent_bits`
+    /// bits and `window_bits`-bit windows.
     pub fn new(
         modulus: &BigUint,
         exponent: &BigUint,
+        modulus_bits: usize,
+        digits_per_step: usize,
         exponent_bits: usize,
         window_bits: usize,
     ) -> Result<Self, HwError> {
@@ -64,41 +75,57 @@ impl SlotKey {
             return Err(HwError::ExponentTooLong { exponent_bits: exponent.bits(), exp_bits: exponent_bits });
         }
         Ok(SlotKey {
-            ctx: MontgomeryContext::new(modulus, LIMB_BITS as u32)?,
+            fold: FoldContext::with_width(modulus, modulus_bits, digits_per_step)?,
             exponent: exponent.clone(),
             exponent_bits,
             window_bits,
         })
     }
 
-    /// The Montgomery context (digits, constants).
+    /// The classic multiplier's context (digits, constants); R is the folding multiplier's too.
     pub fn context(&self) -> &MontgomeryContext {
-        &self.ctx
+        self.fold.classic()
     }
 
-    /// The loads of the key: modulus, N', R³ mod N, R mod N, and the exponent's windows.
+    /// The folding multiplier's context.
+    pub fn fold(&self) -> &FoldContext {
+        &self.fold
+    }
+
+    /// The loads of the key: modulus, N', R³ mod N, R mod N, the exponent's windows and M̂.
     pub fn key_loads(&self) -> Vec<Load> {
-        let mut loads = modulus_loads(&self.ctx, LoadTarget::Modulus, LoadTarget::NPrime);
-        limb_loads(&mut loads, LoadTarget::R3, self.ctx.r3_mod_n(), self.ctx.digits());
-        limb_loads(&mut loads, LoadTarget::One, self.ctx.r_mod_n(), self.ctx.digits());
+        let ctx = self.context();
+        let mut loads = modulus_loads(ctx, LoadTarget::Modulus, LoadTarget::NPrime);
+        limb_loads(&mut loads, LoadTarget::R3, ctx.r3_mod_n(), ctx.digits());
+        limb_loads(&mut loads, LoadTarget::One, ctx.r_mod_n(), ctx.digits());
         loads.extend(exponent_loads(&self.exponent, self.exponent_bits, self.window_bits));
+        loads.extend(m_hat_loads(&self.fold));
         loads
     }
 
     /// The loads of a base x < R·N (2·S limbs).
     pub fn base_loads(&self, base: &BigUint) -> Vec<Load> {
-        base_loads(base, self.ctx.digits())
+        base_loads(base, self.context().digits())
     }
 }
 
 /// Every load of a private key into a decryption core: each path's three moduli and their
-/// inverses, R³ and R mod p², t·R mod n, and the exponent p − 1 in `window_bits`-bit windows.
-pub fn decryption_key_loads(key: &EcrtHwKey, window_bits: usize) -> Vec<KeyLoad> {
+/// inverses, R³ and R mod p², t·R mod n, the exponent p − 1 in `window_bits`-bit windows, and
+/// the folding multiplier's M̂.
+pub fn decryption_key_loads(key: &FoldEcrtKey, window_bits: usize) -> Vec<KeyLoad> {
+    let classic = key.classic();
     let mut loads = Vec::new();
-    for (path, prime) in [(false, key.prime_p()), (true, key.prime_q())] {
-        loads.extend(prime_path_loads(key, prime, window_bits).into_iter().map(|(t, d)| (path, t, d)));
+    for (path, prime, fold) in [(false, classic.prime_p(), key.fold_p()), (true, classic.prime_q(), key.fold_q())] {
+        let mut path_loads = prime_path_loads(classic, prime, window_bits);
+        path_loads.extend(m_hat_loads(fold));
+        loads.extend(path_loads.into_iter().map(|(t, d)| (path, t, d)));
     }
     loads
+}
+
+/// M̂'s exact limbs, as many as the modulus has.
+fn m_hat_loads(fold: &FoldContext) -> Vec<Load> {
+    fold.m_hat().iter().map(|&l| (LoadTarget::MHat, l)).collect()
 }
 
 fn prime_path_loads(key: &EcrtHwKey, prime: &PrimeConstants, window_bits: usize) -> Vec<Load> {

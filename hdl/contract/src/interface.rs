@@ -72,6 +72,8 @@ pub const REG_JOBS_OUT: u32 = 0x02C;
 pub const REG_JOBS_FAILED: u32 = 0x030;
 /// `CONTROL`: the soft reset.
 pub const REG_CONTROL: u32 = 0x034;
+/// `DIGITS_PER_STEP`: k, limbs the folding multiplier consumes per step.
+pub const REG_DIGITS_PER_STEP: u32 = 0x038;
 /// `KEY_CONTROL`: begin loading a key, or commit it.
 pub const REG_KEY_CONTROL: u32 = 0x040;
 /// `KEY_ID`: the committed key's id.
@@ -86,7 +88,7 @@ pub const ADDRESS_BITS: usize = 12;
 /// `ID`'s value: "ECRT".
 pub const ID_VALUE: u32 = 0x4543_5254;
 /// Interface major version: bumped when a frame or a register changes incompatibly.
-pub const VERSION_MAJOR: u16 = 3;
+pub const VERSION_MAJOR: u16 = 4;
 /// Interface minor version: bumped for compatible additions.
 pub const VERSION_MINOR: u16 = 0;
 /// `VERSION`'s value.
@@ -158,11 +160,13 @@ pub enum LoadTarget {
     Base,
     /// The exponent, one w-bit window per load, most significant first.
     Exponent,
+    /// M̂ = 2^(−17k) mod N, the folding multiplier's constant, exact limbs (as many as N has).
+    MHat,
 }
 
 impl LoadTarget {
     /// Every target, in discriminant order.
-    pub const ALL: [LoadTarget; 11] = [
+    pub const ALL: [LoadTarget; 12] = [
         LoadTarget::Modulus,
         LoadTarget::NPrime,
         LoadTarget::ModulusDiv,
@@ -174,6 +178,7 @@ impl LoadTarget {
         LoadTarget::TMont,
         LoadTarget::Base,
         LoadTarget::Exponent,
+        LoadTarget::MHat,
     ];
 
     /// The target of KEY_SELECT.TARGET `index`, if any.
@@ -300,7 +305,8 @@ pub const REGISTERS: &[Register] = &[
         "DIGITS",
         REG_DIGITS,
         ReadOnly,
-        "S = ⌈(KEY_BITS + 2)/17⌉: limbs of a plaintext (a ciphertext has 2·S).",
+        "S = k·(m − 1), m = ⌈(KEY_BITS + 4)/(17k)⌉ + 2 for k = DIGITS_PER_STEP: limbs of a plaintext \
+         (a ciphertext has 2·S).",
         &[],
     ),
     register("WINDOW_BITS", REG_WINDOW_BITS, ReadOnly, "Width of the exponent's windows.", &[]),
@@ -344,6 +350,13 @@ pub const REGISTERS: &[Register] = &[
              error results not yet sent; jobs in the cores run out and their results are thrown \
              away. The key, the counters and a result frame already started on the stream stay.",
         )],
+    ),
+    register(
+        "DIGITS_PER_STEP",
+        REG_DIGITS_PER_STEP,
+        ReadOnly,
+        "k: limbs of the multiplier the folding multiplier consumes per step (1 to 16).",
+        &[],
     ),
     register(
         "KEY_CONTROL",

@@ -6,7 +6,7 @@
 use crate::config::{AcceleratorConfig, ConfigError};
 use crate::host::decryption_key_loads;
 use crate::interface::{self as itf, FrameError, FrameLayout};
-use ecrt_golden::hw::EcrtHwKey;
+use ecrt_golden::hw::FoldEcrtKey;
 
 /// One AXI4-Lite register access at a byte offset.
 pub trait RegisterBus {
@@ -65,18 +65,20 @@ pub struct DeviceInfo {
     pub window_bits: usize,
     pub stream_bits: usize,
     pub limb_bits: usize,
+    pub digits_per_step: usize,
 }
 
 impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "ecrt interface {}.{}, {}-bit keys, {} core(s), {}-bit windows, {}-bit streams",
+            "ecrt interface {}.{}, {}-bit keys, {} core(s), {}-bit windows, {} digits per step, {}-bit streams",
             self.version >> 16,
             self.version & 0xFFFF,
             self.key_bits,
             self.cores,
             self.window_bits,
+            self.digits_per_step,
             self.stream_bits
         )
     }
@@ -102,6 +104,7 @@ impl DeviceInfo {
             window_bits: read(bus, itf::REG_WINDOW_BITS)? as usize,
             stream_bits: read(bus, itf::REG_STREAM_BITS)? as usize,
             limb_bits: read(bus, itf::REG_LIMB_BITS)? as usize,
+            digits_per_step: read(bus, itf::REG_DIGITS_PER_STEP)? as usize,
         };
         let config = info.config();
         if let Err(source) = config.validate() {
@@ -121,6 +124,7 @@ impl DeviceInfo {
             window_bits: self.window_bits,
             cores: self.cores,
             stream_bits: self.stream_bits,
+            digits_per_step: self.digits_per_step,
             ..Default::default()
         }
     }
@@ -135,7 +139,7 @@ impl DeviceInfo {
 /// refused while the card is busy, and failed if any write of the load was refused.
 pub fn load_key<B: RegisterBus>(
     bus: &mut B,
-    key: &EcrtHwKey,
+    key: &FoldEcrtKey,
     window_bits: usize,
     key_id: u8,
 ) -> Result<(), SessionError> {

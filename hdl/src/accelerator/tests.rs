@@ -2,7 +2,7 @@ use super::*;
 use crate::host::decryption_key_loads;
 use crate::interface::*;
 use crate::testing::simulate;
-use ecrt_golden::hw::{EcrtHwKey, Schedule};
+use ecrt_golden::hw::{FoldEcrtKey, Schedule};
 use ecrt_golden::prime::random_prime;
 use num_bigint::{BigUint, RandBigInt};
 use num_integer::Integer;
@@ -10,9 +10,17 @@ use num_traits::One;
 use rand::{Rng, SeedableRng};
 use std::sync::{Arc, Mutex};
 
-/// A tiny configuration: 64-bit key (S = 4), 3-bit windows, 2 cores, 64-bit TDATA (2 lanes).
+/// A tiny configuration: 64-bit key, 2 digits per step (S = 6), 3-bit windows, 2 cores, 64-bit
+/// TDATA (2 lanes).
 fn tiny() -> AcceleratorConfig {
-    AcceleratorConfig { key_bits: 64, window_bits: 3, cores: 2, stream_bits: 64, ..Default::default() }
+    AcceleratorConfig {
+        key_bits: 64,
+        window_bits: 3,
+        cores: 2,
+        stream_bits: 64,
+        digits_per_step: 2,
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -37,6 +45,7 @@ fn accelerator_decodes_every_load_target() {
         "TMont",
         "Base",
         "Exponent",
+        "MHat",
     ];
     assert_eq!(decoded.len(), DECODED_TARGETS);
     assert_eq!(load_target_names(), decoded, "update Accelerator::update's target chain to LoadTarget");
@@ -48,7 +57,7 @@ fn accelerator_decodes_every_load_target() {
 }
 
 /// A 64-bit key of two random 32-bit primes, for `config`'s windows.
-fn tiny_key(config: &AcceleratorConfig, rng: &mut rand::rngs::StdRng) -> EcrtHwKey {
+fn tiny_key(config: &AcceleratorConfig, rng: &mut rand::rngs::StdRng) -> FoldEcrtKey {
     let p = random_prime(32, rng);
     let q = loop {
         let q = random_prime(32, rng);
@@ -56,7 +65,8 @@ fn tiny_key(config: &AcceleratorConfig, rng: &mut rand::rngs::StdRng) -> EcrtHwK
             break q;
         }
     };
-    EcrtHwKey::new(&p, &q, 17, Schedule::FixedWindow { window_bits: config.window_bits as u32 }).unwrap()
+    let schedule = Schedule::FixedWindow { window_bits: config.window_bits as u32 };
+    FoldEcrtKey::new(&p, &q, config.digits_per_step, schedule).unwrap()
 }
 
 /// One phase of the host's script.
@@ -190,10 +200,10 @@ fn accelerator_decrypts_end_to_end_through_its_registers_and_streams() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(404);
     let hw = tiny_key(&config, &mut rng);
     let (digits, stream_bits) = (config.digits(), config.stream_bits);
-    assert_eq!((hw.digits(), hw.exp_bits()), (digits, config.exponent_bits()));
+    assert_eq!((hw.classic().digits(), hw.classic().exp_bits()), (digits, config.exponent_bits()));
     let ciphertext = |rng: &mut rand::rngs::StdRng| loop {
-        let c = rng.gen_biguint_below(hw.n_squared());
-        if c.gcd(hw.n()).is_one() {
+        let c = rng.gen_biguint_below(hw.classic().n_squared());
+        if c.gcd(hw.classic().n()).is_one() {
             break c;
         }
     };
@@ -215,7 +225,7 @@ fn accelerator_decrypts_end_to_end_through_its_registers_and_streams() {
     phases.push(Phase::Registers(writes));
     // Good requests with a wrong key id and a malformed one among them; the edge case n² − 1.
     let mut cs: Vec<BigUint> = (0..3).map(|_| ciphertext(&mut rng)).collect();
-    cs.push(hw.n_squared() - 1u32);
+    cs.push(hw.classic().n_squared() - 1u32);
     let mut frames: Vec<Vec<u32>> = cs.iter().enumerate().map(|(k, c)| request(100 + k as u16, 5, c)).collect();
     frames.insert(2, request(200, 6, &cs[0]));
     let mut bad = request(201, 5, &cs[1]);
@@ -254,7 +264,7 @@ fn accelerator_soft_reset_drops_what_a_gone_host_left() {
     let hw = tiny_key(&config, &mut rng);
     let (digits, stream_bits) = (config.digits(), config.stream_bits);
     let layout = FrameLayout::new(digits, stream_bits).unwrap();
-    let c = |rng: &mut rand::rngs::StdRng| rng.gen_biguint_below(hw.n_squared());
+    let c = |rng: &mut rand::rngs::StdRng| rng.gen_biguint_below(hw.classic().n_squared());
     let request = |tag: u16, c: &BigUint| encode_request_words(tag, 5, c, digits, stream_bits).unwrap();
     let loads = decryption_key_loads(&hw, config.window_bits);
     let writes = key_load_writes(&loads, 5).into_iter().map(|(a, v)| (a, Some(v))).collect();

@@ -2,7 +2,7 @@ use super::*;
 use crate::host::{base_loads, decryption_key_loads, KeyLoad};
 use crate::limbs::from_limbs;
 use crate::testing::simulate;
-use ecrt_golden::hw::{EcrtHwKey, ExpStates, PrimePathTrace, Schedule};
+use ecrt_golden::hw::{ExpStates, FoldEcrtKey, FoldShape, FoldValue, PrimePathTrace, Schedule};
 use ecrt_golden::prime::random_prime;
 use num_bigint::{BigUint, RandBigInt};
 use num_integer::Integer;
@@ -11,19 +11,19 @@ use rand::SeedableRng;
 
 #[test]
 fn decrypt_core_is_synthesizable() {
-    let mut uut = DecryptCore::new(3, 8, 2);
+    let mut uut = DecryptCore::new(&FoldShape::new(34, 2).unwrap(), 8, 2);
     uut.connect_all();
     yosys_validate("ecrt_decrypt_core", &generate_verilog(&uut)).unwrap();
 }
 
 /// Every multiplication of one prime's path in the order the slot performs them.
-fn path_products(path: &PrimePathTrace) -> Vec<BigUint> {
+fn path_products(path: &PrimePathTrace<FoldValue>) -> Vec<BigUint> {
     let ExpStates::FixedWindow { table, windows } = &path.exp.states else { panic!("fixed-window trace expected") };
-    let mut products = vec![path.c_redc.clone(), path.c_mont.clone()];
-    products.extend(table[2..].iter().cloned());
+    let mut products = vec![path.c_redc.clone(), path.c_mont.value()];
+    products.extend(table[2..].iter().map(|t| t.value()));
     for window in &windows[1..] {
-        products.extend(window.squares.iter().cloned());
-        products.push(window.acc.clone());
+        products.extend(window.squares.iter().map(|s| s.value()));
+        products.push(window.acc.value());
     }
     products.extend([path.x.clone(), path.l.clone(), path.term.clone()]);
     products
@@ -43,12 +43,14 @@ fn decrypts_like_the_golden_model_step_by_step() {
             break q;
         }
     };
-    let hw = EcrtHwKey::new(&p, &q, 17, Schedule::FixedWindow { window_bits: w as u32 }).unwrap();
-    let digits = hw.digits();
-    let n2 = hw.n_squared().clone();
+    let k = 3;
+    let hw = FoldEcrtKey::new(&p, &q, k, Schedule::FixedWindow { window_bits: w as u32 }).unwrap();
+    let shape = *hw.fold_p().shape();
+    let digits = hw.classic().digits();
+    let n2 = hw.classic().n_squared().clone();
     let random = loop {
         let c = rng.gen_biguint_below(&n2);
-        if c.gcd(hw.n()).is_one() {
+        if c.gcd(hw.classic().n()).is_one() {
             break c;
         }
     };
@@ -63,7 +65,7 @@ fn decrypts_like_the_golden_model_step_by_step() {
     // The test bench: load the key, then for each job shift its limbs in and start it when
     // ready; take result limbs whenever offered.
     let (mut job, mut limb, mut started) = (0usize, 0usize, Vec::new());
-    let trace = simulate(DecryptCore::new(digits, hw.exp_bits(), w), cycles, move |uut, cycle| {
+    let trace = simulate(DecryptCore::new(&shape, hw.classic().exp_bits(), w), cycles, move |uut, cycle| {
         uut.key_load.next = false;
         uut.limb_in_valid.next = false;
         uut.start.next = false;

@@ -92,8 +92,15 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
                     assert_eq!(t, &golden.steps[i - 1].t, "{modulus_bits} bits, k {k}, slot {slot}, op {op}, step {i}");
                 }
                 let (phase, done, result, _) = &trace[start + period];
-                assert!(*done && *phase == slot, "{modulus_bits} bits, k {k}, slot {slot}, op {op}: done after {period} cycles");
-                assert_eq!(result[..], golden.result.limbs()[..], "{modulus_bits} bits, k {k}, slot {slot}, op {op}: result");
+                assert!(
+                    *done && *phase == slot,
+                    "{modulus_bits} bits, k {k}, slot {slot}, op {op}: done after {period} cycles"
+                );
+                assert_eq!(
+                    result[..],
+                    golden.result.limbs()[..],
+                    "{modulus_bits} bits, k {k}, slot {slot}, op {op}: result"
+                );
             }
         }
         assert_eq!(trace.iter().filter(|c| c.1).count(), 4, "no other done pulses");

@@ -2,33 +2,34 @@ use super::*;
 use crate::host::SlotKey;
 use crate::limbs::from_limbs;
 use crate::testing::simulate;
-use ecrt_golden::hw::{mont_exp, ExpStates, Schedule};
+use ecrt_golden::hw::{exp_in_domain, ExpStates, FoldShape, Schedule};
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
 
 #[test]
 fn modexp_is_synthesizable() {
-    let mut uut = ModExp::new(3, 12, 3, true);
+    let mut uut = ModExp::new(&FoldShape::new(34, 2).unwrap(), 12, 3, true);
     uut.connect_all();
     yosys_validate("ecrt_modexp", &generate_verilog(&uut)).unwrap();
 }
 
 /// Every Montgomery multiplication's result, in the order the hardware performs them, from the
-/// golden model's fixed-window trace.
+/// golden model: the classic wide REDC, the folding multiplier's ×R³ and fixed-window trace, the
+/// classic way out.
 fn golden_sequence(key: &SlotKey, base: &BigUint, exponent: &BigUint, exponent_bits: usize, w: usize) -> Vec<BigUint> {
-    let ctx = key.context();
+    let (ctx, fold) = (key.context(), key.fold());
     let c_redc = ctx.redc_wide(base);
-    let x_mont = ctx.mont_mul(&c_redc, ctx.r3_mod_n());
+    let x_mont = fold.mul(&fold.exact(&c_redc), &fold.exact(ctx.r3_mod_n()));
     let trace =
-        mont_exp(ctx, &x_mont, exponent, exponent_bits, Schedule::FixedWindow { window_bits: w as u32 }).unwrap();
+        exp_in_domain(fold, &x_mont, exponent, exponent_bits, Schedule::FixedWindow { window_bits: w as u32 }).unwrap();
     let ExpStates::FixedWindow { table, windows } = &trace.states else { panic!("fixed-window trace expected") };
-    let mut sequence = vec![c_redc, x_mont.clone()];
-    sequence.extend(table[2..].iter().cloned());
+    let mut sequence = vec![c_redc, x_mont.value()];
+    sequence.extend(table[2..].iter().map(|t| t.value()));
     for window in &windows[1..] {
-        sequence.extend(window.squares.iter().cloned());
-        sequence.push(window.acc.clone());
+        sequence.extend(window.squares.iter().map(|s| s.value()));
+        sequence.push(window.acc.value());
     }
-    sequence.push(ctx.from_montgomery(&trace.result));
+    sequence.push(ctx.redc_wide(&trace.result.value()));
     sequence
 }
 
@@ -37,8 +38,9 @@ fn golden_sequence(key: &SlotKey, base: &BigUint, exponent: &BigUint, exponent_b
 #[test]
 fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(23);
-    for (modulus_bits, exponent_bits, w) in [(40u64, 13usize, 1usize), (45, 20, 3), (64, 11, 4)] {
-        let digits = (modulus_bits as usize + 2).div_ceil(17);
+    for (modulus_bits, exponent_bits, w, k) in [(40u64, 13usize, 1usize, 2usize), (45, 20, 3, 3), (64, 11, 4, 1)] {
+        let shape = FoldShape::new(modulus_bits as usize, k).unwrap();
+        let digits = shape.classic_digits();
         let mut slots = Vec::new();
         for slot in 0..2 {
             let mut n = rng.gen_biguint(modulus_bits);
@@ -52,7 +54,7 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
             };
             // Slot 0's base is ciphertext-sized: reduced by the wide REDC.
             let base = if slot == 1 { &n - 1u32 } else { rng.gen_biguint_below(&(&n * &n)) };
-            let key = SlotKey::new(&n, &exponent, exponent_bits, w).unwrap();
+            let key = SlotKey::new(&n, &exponent, modulus_bits as usize, k, exponent_bits, w).unwrap();
             let expected = golden_sequence(&key, &base, &exponent, exponent_bits, w);
             assert_eq!(expected.last().unwrap() % &n, base.modpow(&exponent, &n));
             let mut loads = key.key_loads();
@@ -62,9 +64,9 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
         let loads: Vec<(bool, crate::slot_control::LoadTarget, u64)> =
             (0..2).flat_map(|s| slots[s].0.iter().map(move |&(t, d)| (s == 1, t.into(), d))).collect();
         let ops = slots[0].1.len();
-        let cycles = loads.len() + 4 + (ops + 1) * (2 * digits + 2);
+        let cycles = loads.len() + 4 + (ops + 1) * (2 * digits.max(shape.steps) + 2);
         let load_count = loads.len();
-        let trace = simulate(ModExp::new(digits, exponent_bits, w, false), cycles, move |uut, cycle| {
+        let trace = simulate(ModExp::new(&shape, exponent_bits, w, false), cycles, move |uut, cycle| {
             uut.load.next = false;
             uut.start0.next = false;
             uut.start1.next = false;

@@ -1,9 +1,23 @@
 use super::*;
+use crate::config::AcceleratorConfig;
 use crate::testing::simulate;
+
+/// The configuration the tests' register block reports: 1024-bit keys, 2 cores, w = 4, 128-bit
+/// streams, 3 digits per step (S = 63 digits).
+pub(crate) fn test_config() -> AcceleratorConfig {
+    AcceleratorConfig {
+        key_bits: 1024,
+        cores: 2,
+        window_bits: 4,
+        stream_bits: 128,
+        digits_per_step: 3,
+        ..Default::default()
+    }
+}
 
 #[test]
 fn registers_is_synthesizable() {
-    let mut uut = Registers::new(1024, 2, 61, 4, 128);
+    let mut uut = Registers::new(&test_config());
     uut.connect_all();
     yosys_validate("ecrt_registers", &generate_verilog(&uut)).unwrap();
 }
@@ -34,7 +48,7 @@ struct Outcome {
     resets: usize,
 }
 
-/// Runs `ops` against a register block (key_bits 1024, 2 cores, 61 digits, w = 4, 128-bit
+/// Runs `ops` against a register block ([`test_config`]: key_bits 1024, 2 cores, w = 4, 128-bit
 /// stream). The master waits `k % 3` cycles before accepting the k-th response, so responses are
 /// held under back-pressure.
 fn run(ops: Vec<Op>) -> Outcome {
@@ -52,7 +66,7 @@ fn run(ops: Vec<Op>) -> Outcome {
     ops.insert(0, Op::Strobes(0xF));
     let outcome = std::sync::Arc::new(std::sync::Mutex::new(Outcome::default()));
     let record = outcome.clone();
-    simulate(Registers::new(1024, 2, 61, 4, 128), cycles, move |uut, _| {
+    simulate(Registers::new(&test_config()), cycles, move |uut, _| {
         let b = &mut bench;
         let mut out = record.lock().unwrap();
         out.resets += usize::from(uut.soft_reset.val());
@@ -146,7 +160,8 @@ fn registers_read_only_values_and_unknown_addresses() {
         (REG_VERSION, VERSION_VALUE),
         (REG_KEY_BITS, 1024),
         (REG_CORES, 2),
-        (REG_DIGITS, 61),
+        (REG_DIGITS, test_config().digits() as u32),
+        (REG_DIGITS_PER_STEP, 3),
         (REG_WINDOW_BITS, 4),
         (REG_STREAM_BITS, 128),
         (REG_LIMB_BITS, 17),
@@ -306,10 +321,9 @@ fn registers_refuse_key_writes_while_busy() {
 /// same reads and the same key shifts for the same random register sequences.
 #[test]
 fn registers_behave_as_the_contract_model() {
-    use ecrt_contract::config::AcceleratorConfig;
     use ecrt_contract::register_model::{RegisterModel, WriteEffect};
     use rand::{Rng, SeedableRng};
-    let config = AcceleratorConfig { key_bits: 1024, cores: 2, window_bits: 4, stream_bits: 128, ..Default::default() };
+    let config = test_config();
     let offsets: Vec<u32> = REGISTERS.iter().map(|r| r.offset).chain([0x3FC, 0x042, 0x800]).collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(11);
     for _ in 0..6 {
