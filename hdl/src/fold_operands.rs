@@ -1,8 +1,11 @@
 //! One slot's operands inside the folding multiplier ([`crate::fold_mul`]): the multiplicand B,
 //! held for the whole multiplication, and the multiplier A, consumed k limbs per step. A's
-//! redundant limbs (< 2^17 + 3) are resolved into exact digits as they are consumed: digit_l =
-//! lo17(a_l + carry_l), carry_(l+1) = bit 17 of that sum, a chain of k 18-bit increments per step;
-//! the carry out of the last is kept for the next step.
+//! redundant limbs (< 2^17 + 4) are resolved into exact digits as they are consumed: digit_l =
+//! lo17(a_l + carry_l), carry_(l+1) = 1 when a_l + carry_l ≥ 2^17; the carry out of the last is
+//! kept for the next step. The carries are looked ahead, not rippled through k adders: a limb
+//! generates a carry when a_l ≥ 2^17 and propagates one when lo17(a_l) = 2^17 − 1, so
+//! carry_(l+1) = g_l | (p_l & carry_l) is logic that synthesis flattens, and the k increments run
+//! side by side.
 
 use crate::many;
 use crate::montmul::STEP_BITS;
@@ -35,15 +38,15 @@ pub struct FoldOperands {
     /// A multiplication is loaded and not finished.
     pub busy: Signal<Out, bool>,
     steps: Constant<Bits<STEP_BITS>>,
+    all_ones: Constant<Bits<Y_BITS>>,
     a: Vec<DFF<Bits<X_BITS>>>,
     b_regs: Vec<DFF<Bits<X_BITS>>>,
-    carry: DFF<Bits<X_BITS>>,
+    carry: DFF<bool>,
     step: DFF<Bits<STEP_BITS>>,
     busy_r: DFF<bool>,
-    // a_l + carry_l, and the carries between the k digits (carries[0] is the kept carry; each
-    // is 0 or 1, held as wide as a limb so that no cast sits inside the unrolled loop).
+    // a_l + carry_l, and the carries into each of the k digits (carries[0] is the kept one).
     sums: Vec<Signal<Local, Bits<X_BITS>>>,
-    carries: Vec<Signal<Local, Bits<X_BITS>>>,
+    carries: Vec<Signal<Local, bool>>,
 }
 
 impl FoldOperands {
@@ -64,6 +67,7 @@ impl FoldOperands {
             last: Default::default(),
             busy: Default::default(),
             steps: Constant::new((steps as u64).into()),
+            all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
             a: many(limbs),
             b_regs: many(limbs),
             carry: Default::default(),
@@ -90,7 +94,8 @@ impl Logic for FoldOperands {
         for l in 0..self.sums.len() {
             self.sums[l].next = self.a[l].q.val() + self.carries[l].val();
             self.digits[l].next = self.sums[l].val().get_bits::<Y_BITS>(0);
-            self.carries[l + 1].next = self.sums[l].val() >> 17;
+            self.carries[l + 1].next = self.a[l].q.val().get_bit(17)
+                | ((self.a[l].q.val().get_bits::<Y_BITS>(0) == self.all_ones.val()) & self.carries[l].val());
         }
         self.busy.next = self.busy_r.q.val();
         self.pending.next = self.busy_r.q.val() & (self.step.q.val() != self.steps.val());
@@ -117,7 +122,7 @@ impl Logic for FoldOperands {
                 self.a[j].d.next = self.a_in[j].val();
                 self.b_regs[j].d.next = self.b_in[j].val();
             }
-            self.carry.d.next = 0.into();
+            self.carry.d.next = false;
             self.step.d.next = 0.into();
             self.busy_r.d.next = true;
         }

@@ -1,5 +1,5 @@
 // The VC709 board top: PCIe Gen3 x8 through the XDMA IP (xdma_0, AXI4-Stream, 256-bit at
-// Configuration: {"key_bits":512,"limb_bits":17,"window_bits":3,"clock_mhz":100.0,"part":"xc7vx690t-ffg1761-2","cores":1,"stream_bits":256}
+// Configuration: {"key_bits":512,"limb_bits":17,"window_bits":3,"clock_mhz":100.0,"part":"xc7vx690t-ffg1761-2","cores":1,"stream_bits":256,"digits_per_step":4}
 // Accelerator clock: 100.000 MHz, an MMCM from XDMA's axi_aclk.
 // The accelerator has no reset port: it starts from its initial values when the FPGA is configured; an
 // XDMA reset empties the crossings but not the accelerator (reload the bitstream after a PCIe reset).
@@ -227,7 +227,7 @@ module ecrt_board_top (
     // H2C stream (requests), XDMA → accelerator.
     wire [255:0] h2c_s_data = {h2c_xdma_tdata};
     wire [255:0] h2c_m_data;
-    ecrt_cdc_channel #(.WIDTH(256), .DEPTH(16), .MEMORY("auto")) h2c_cdc (
+    ecrt_cdc_channel #(.WIDTH(256), .DEPTH(32), .MEMORY("auto")) h2c_cdc (
         .s_clk(axi_aclk),
         .s_resetn(axi_aresetn),
         .s_data(h2c_s_data),
@@ -245,7 +245,7 @@ module ecrt_board_top (
     // C2H stream (results), accelerator → XDMA.
     wire [255:0] c2h_s_data = {c2h_acc_tdata};
     wire [255:0] c2h_m_data;
-    ecrt_cdc_channel #(.WIDTH(256), .DEPTH(16), .MEMORY("auto")) c2h_cdc (
+    ecrt_cdc_channel #(.WIDTH(256), .DEPTH(32), .MEMORY("auto")) c2h_cdc (
         .s_clk(accel_clk),
         .s_resetn(accel_aresetn),
         .s_data(c2h_s_data),
