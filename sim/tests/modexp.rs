@@ -39,17 +39,18 @@ fn check_pair(sim: &mut ModExpSim, jobs: [(&BigUint, &BigUint, &BigUint); 2], re
         assert_eq!(f.result, x.modpow(e, n), "slot {slot}: {}-bit modulus", n.bits());
         assert_eq!(f.multiplications, config.multiplications_per_exponentiation());
         if record {
-            let ctx = keys[slot].context();
-            assert_eq!(f.products[0], ctx.redc_wide(x), "slot {slot}: the wide REDC");
-            assert_eq!(f.products[1], ctx.ciphertext_to_montgomery(x), "slot {slot}: into the domain");
+            let (ctx, fold) = (keys[slot].context(), keys[slot].fold());
+            let c_redc = ctx.redc_wide(x);
+            let c_mont = fold.mul(&fold.exact(&c_redc), &fold.exact(ctx.r3_mod_n()));
+            assert_eq!(f.products[0], c_redc, "slot {slot}: the wide REDC");
+            assert_eq!(f.products[1], c_mont.value(), "slot {slot}: into the domain");
         }
         cycles.push(f.cycles);
     }
     assert_eq!(cycles[0].abs_diff(cycles[1]), 1, "the slots finish one cycle apart");
-    // Exactly (multiplications) × (2·S + 2) cycles, plus the one cycle a slot waits for its turn.
-    let period = 2 * sim.manifest().digits as u64 + 2;
+    // Exactly the configuration's formula, plus the one cycle a slot waits for its turn.
     let total = cycles[0].max(cycles[1]);
-    assert_eq!(total, config.multiplications_per_exponentiation() as u64 * period + 1);
+    assert_eq!(total, config.cycles_per_exponentiation() as u64 + 1);
     total
 }
 
@@ -114,13 +115,16 @@ fn random_4096() {
     check_pair(&mut sim, [(&n, &e, &x), (&n, &e, &x)], false);
 }
 
-/// Yosys maps every multiplier leaf, and nothing else, to a DSP48E1: 2 per limb column and 2 for the
-/// quotient digit (a 512-bit key: 31 digits).
+/// Yosys maps every multiplier leaf, and nothing else, to a DSP48E1: in the classic multiplier 2 per
+/// limb column and 2 for the quotient digit, in the folding one k per operand limb (a·b) and k per
+/// limb of M̂ (the loop products; the others multiply by 0 and go).
 #[test]
 fn every_dsp_is_a_multiplier_leaf() {
     let config = AcceleratorConfig { key_bits: 512, window_bits: 4, ..Default::default() };
     let emitted = ecrt_hdl::emit::emit_modexp(&config).unwrap();
     let resources = ecrt_sim::estimate(&emitted.verilog, "top", &Default::default()).unwrap();
-    assert_eq!(resources.dsp48e1 as usize, 2 * config.digits() + 2);
+    let shape = config.fold_shape();
+    let fold = shape.limbs_per_step * (shape.operand_limbs + shape.modulus_limbs);
+    assert_eq!(resources.dsp48e1 as usize, 2 * config.digits() + 2 + fold);
     assert_eq!(resources.bram36, 0.0, "the window tables fit in LUT RAM");
 }

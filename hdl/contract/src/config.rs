@@ -149,6 +149,13 @@ impl AcceleratorConfig {
         let w = self.window_bits;
         1 + ((1 << w) - 2) + (self.windows() - 1) * (w + 1)
     }
+    /// Cycles of one exponentiation (not decrypting) from its first multiplication's start to its
+    /// last one's result: the wide REDC and the way out on the classic multiplier, the rest
+    /// folding; each multiplication starts in the cycle the one before it shows its result.
+    pub fn cycles_per_exponentiation(&self) -> usize {
+        2 * self.cycles_per_multiplication()
+            + self.fold_multiplications_per_exponentiation() * self.cycles_per_fold_multiplication()
+    }
     /// Montgomery multiplications of one prime's path of a decryption: the exponentiation, then
     /// the exact division and the multiplication by t·R (each slot does one path).
     pub fn multiplications_per_decryption_path(&self) -> usize {
