@@ -56,6 +56,8 @@ pub enum Kind {
     Estimate,
     /// `ecrt bench-modexp`: the exponentiation unit in Verilator.
     ModExp,
+    /// `ecrt bench-multiplier`: the multipliers alone, side by side.
+    Multiplier,
     /// `ecrt bench --backend xdma`: the host's overhead.
     Host,
     /// `ecrt bench` (`scripts/bench`): the CPU backend against phe.
@@ -63,7 +65,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    const ALL: [Kind; 5] = [Kind::Accelerator, Kind::Estimate, Kind::ModExp, Kind::Host, Kind::Cpu];
+    const ALL: [Kind; 6] = [Kind::Accelerator, Kind::Estimate, Kind::ModExp, Kind::Multiplier, Kind::Host, Kind::Cpu];
 
     /// The name recorded.json uses.
     fn name(self) -> &'static str {
@@ -71,6 +73,7 @@ impl Kind {
             Kind::Accelerator => "bench-sim",
             Kind::Estimate => "estimate",
             Kind::ModExp => "bench-modexp",
+            Kind::Multiplier => "bench-multiplier",
             Kind::Host => "bench-xdma",
             Kind::Cpu => "bench-cpu",
         }
@@ -87,6 +90,7 @@ impl Kind {
             Some("xdma") => Some(Kind::Host),
             Some("cpu") => Some(Kind::Cpu),
             _ if report.get("multiplications_per_exponentiation").is_some() => Some(Kind::ModExp),
+            _ if report.get("multipliers").is_some() => Some(Kind::Multiplier),
             _ if report.get("verilog_sha256").is_some() => Some(Kind::Estimate),
             _ => None,
         }
@@ -97,6 +101,7 @@ impl Kind {
             Kind::Accelerator => "The accelerator",
             Kind::Estimate => "Resources",
             Kind::ModExp => "The exponentiation unit",
+            Kind::Multiplier => "The Montgomery multipliers",
             Kind::Host => "Host overhead",
             Kind::Cpu => "The CPU backend against phe",
         }
@@ -114,6 +119,13 @@ impl Kind {
             Kind::ModExp => {
                 "`ecrt bench-modexp`: the two-slot exponentiation unit alone in Verilator, random moduli and \
                  exponents of the configuration's sizes, every result checked."
+            }
+            Kind::Multiplier => {
+                "`ecrt bench-multiplier`: each multiplier alone, sized for a key's p²: the folding multiplier \
+                 for each number of limbs per step k (cycles from Verilator, every product checked against the \
+                 golden model) beside the classic digit-serial one (2·S + 2 cycles); Yosys resources and the \
+                 logic delay of each (flattened at 512 bits); DSP-cycles of one multiplication (two are in \
+                 flight) against the schoolbook bound."
             }
             Kind::Host => {
                 "`ecrt bench --backend xdma`: the driver's own CPU time per decryption on the XDMA path, \
@@ -560,9 +572,12 @@ fn modexp_rows(r: &Value) -> Vec<Row> {
         rows.push(row("moduli / exponents", format!("{} / {} bits", bits(key), bits(key.map(|b| (b / 2.0).floor())))));
     }
     let ints = [
-        ("digits", "digits S of a multiplication"),
-        ("cycles_per_multiplication", "cycles per Montgomery multiplication (either slot)"),
+        ("config.digits_per_step", "digits per step of the folding multiplier, k"),
+        ("digits", "digits S of a classic multiplication"),
+        ("cycles_per_multiplication", "cycles per classic multiplication (either slot)"),
+        ("cycles_per_fold_multiplication", "cycles per folding multiplication (either slot)"),
         ("multiplications_per_exponentiation", "multiplications per exponentiation"),
+        ("fold_multiplications_per_exponentiation", "of them on the folding multiplier"),
         ("latency_cycles_per_exponentiation", "cycles per exponentiation, both slots busy (latency of each)"),
     ];
     for (key, label) in ints {
@@ -601,6 +616,37 @@ fn modexp_rows(r: &Value) -> Vec<Row> {
     if let Some(v) = get(r, "verilator_build_seconds") {
         let cached = if r["verilator_build_cached"].as_bool() == Some(true) { " (cached)" } else { "" };
         rows.push(row("Verilator build", format!("{} s{cached}", dec(v, 1))));
+    }
+    rows
+}
+
+fn multiplier_rows(r: &Value) -> Vec<Row> {
+    let mut rows = Vec::new();
+    if let Some(bits) = get(r, "modulus_bits") {
+        rows.push(row("modulus", format!("{} bits", self::bits(bits))));
+    }
+    for m in r["multipliers"].as_array().into_iter().flatten() {
+        let (Some(k), Some(steps), Some(cycles)) =
+            (get(m, "digits_per_step"), get(m, "steps"), get(m, "cycles_per_multiplication"))
+        else {
+            continue;
+        };
+        let name = match m["multiplier"].as_str() {
+            Some("fold") => format!("folding, k = {} ({} steps)", int(k), int(steps)),
+            _ => format!("classic, one digit per step ({} steps)", int(steps)),
+        };
+        let mut parts = vec![format!("{} cycles", int(cycles))];
+        let resources: Option<Vec<Val>> = ["dsp48e1", "lut", "ff"].iter().map(|key| get(m, key)).collect();
+        if let Some(res) = resources {
+            parts.push(format!("{} DSP48E1 / {} LUT / {} FF", int(res[0]), int(res[1]), int(res[2])));
+        }
+        if let (Some(d), Some(x)) = (get(m, "dsp_cycles_per_multiplication"), get(m, "ratio_to_schoolbook_bound")) {
+            parts.push(format!("{} DSP-cycles ({}× the bound)", int(d), dec(x, 2)));
+        }
+        if let Some(delay) = get(m, "logic_delay_ns") {
+            parts.push(format!("{} ns of logic", dec(delay, 2)));
+        }
+        rows.push(row(&name, parts.join("; ")));
     }
     rows
 }
@@ -693,6 +739,7 @@ fn rows(r: &Record) -> Vec<Row> {
         Kind::Accelerator => accelerator_rows(&r.report),
         Kind::Estimate => estimate_rows(&r.report),
         Kind::ModExp => modexp_rows(&r.report),
+        Kind::Multiplier => multiplier_rows(&r.report),
         Kind::Host => host_rows(&r.report),
         Kind::Cpu => cpu_rows(&r.report),
     };
@@ -716,7 +763,7 @@ const SUMMARY: [(Kind, &str); 11] = [
     (Kind::Accelerator, "projected decryptions/s, one xc7vx690t at 100 MHz"),
     (Kind::Accelerator, "simulated cycles per second (Verilator)"),
     (Kind::Accelerator, "wall time per decryption in simulation"),
-    (Kind::ModExp, "cycles per Montgomery multiplication (either slot)"),
+    (Kind::ModExp, "cycles per folding multiplication (either slot)"),
     (Kind::Host, "driver CPU time per decryption (user + system)"),
     (Kind::Cpu, "ecrt eCRT, one thread / phe decrypt"),
 ];
@@ -860,6 +907,7 @@ mod tests {
         assert_eq!(Kind::of_report(&serde_json::json!({"backend": "xdma"})), Some(Kind::Host));
         assert_eq!(Kind::of_report(&serde_json::json!({"backend": "cpu"})), Some(Kind::Cpu));
         assert_eq!(Kind::of_report(&serde_json::json!({"multiplications_per_exponentiation": 1})), Some(Kind::ModExp));
+        assert_eq!(Kind::of_report(&serde_json::json!({"multipliers": []})), Some(Kind::Multiplier));
         assert_eq!(Kind::of_report(&serde_json::json!({"verilog_sha256": "ab"})), Some(Kind::Estimate));
         assert_eq!(Kind::of_report(&serde_json::json!({"x": 1})), None);
     }

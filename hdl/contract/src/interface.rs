@@ -746,8 +746,10 @@ pub fn markdown() -> String {
     line("- H2C: TLAST must fall on the last beat of a frame; the host may send one frame per packet or many.");
     line("- C2H: TLAST ends a burst. A result frame's last beat carries TLAST unless another result is already waiting to follow it, so results that are ready together leave in one packet and a lone result ends its packet at once. The host splits what it reads into frames by size.");
     line(&format!(
-        "- S = ⌈(key_bits + 2)/{LIMB_BITS}⌉ (register DIGITS). A limb is {LIMB_BITS} bits, in word bits \
-         [{}:0]; the bits above it are 0. Limbs go least significant first.",
+        "- S = k·(m − 1) with m = ⌈(key_bits + 4)/({LIMB_BITS}·k)⌉ + 2 for k digits per step (registers DIGITS \
+         and DIGITS_PER_STEP): the classic multiplier's digits, and the limbs of every value a core holds. A \
+         limb is {LIMB_BITS} bits, in word bits [{}:0]; the bits above it are 0. Limbs go least significant \
+         first.",
         LIMB_BITS - 1
     ));
     line("- Back-pressure is honoured on both streams: TREADY falls while no core can take a request, and a result is held while the host does not read.");
@@ -798,12 +800,15 @@ pub fn markdown() -> String {
     line("");
     line("### Frame sizes");
     line("");
-    line("Beats per frame at TDATA widths of 64 / 128 / 256 / 512 bits:");
+    line(&format!(
+        "Beats per frame at TDATA widths of 64 / 128 / 256 / 512 bits, with the default {} digits per step:",
+        crate::config::AcceleratorConfig::default().digits_per_step
+    ));
     line("");
     line("| key bits | S | request words | request beats | result words | result beats |");
     line("|---|---|---|---|---|---|");
     for key_bits in [1024usize, 2048, 3072, 4096] {
-        let digits = (key_bits + 2).div_ceil(LIMB_BITS);
+        let digits = crate::config::AcceleratorConfig { key_bits, ..Default::default() }.digits();
         let beats = |f: fn(&FrameLayout) -> usize| {
             STREAM_BITS_CHOICES
                 .iter()
