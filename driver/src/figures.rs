@@ -8,7 +8,9 @@
 //!   from `scripts/bench`): `ecrt bench --backend sim|xdma|cpu`, `ecrt estimate`,
 //!   `ecrt bench-modexp`. The kind is read from the report itself.
 //! - `NAME.meta.json` (optional): how that record was made: `{"command": "…", "date":
-//!   "YYYY-MM-DD", "machine": "…", "note": "…"}`, every field optional.
+//!   "YYYY-MM-DD", "machine": "…", "note": "…", "in_summary": false}`, every field optional;
+//!   `in_summary: false` keeps a superseded design's or an alternative configuration's figures out
+//!   of the summary (they still get their own table).
 //! - `recorded.json`: figures of earlier runs that were not regenerated, each with its command
 //!   and date: `{"note": "…", "records": [{"name": "…", "kind": "bench-sim" | "estimate" |
 //!   "bench-modexp" | "bench-xdma" | "bench-cpu", "command": "…", "date": "…", "report": {…},
@@ -162,6 +164,9 @@ pub struct Record {
     pub recorded: bool,
     /// Rows no tool writes: (figure, value).
     pub extra: Vec<(String, String)>,
+    /// Whether the summary may take figures from it (not a superseded design or an alternative
+    /// configuration: `"in_summary": false` in its metadata).
+    pub in_summary: bool,
 }
 
 fn opt_string(value: &Value, key: &str) -> Option<String> {
@@ -217,6 +222,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Record>> {
                     note: opt_string(entry, "note").or_else(|| note.clone()),
                     recorded: true,
                     extra,
+                    in_summary: entry["in_summary"].as_bool().unwrap_or(true),
                 });
             }
             continue;
@@ -236,6 +242,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Record>> {
             note: opt_string(&meta, "note"),
             recorded: false,
             extra: Vec::new(),
+            in_summary: meta["in_summary"].as_bool().unwrap_or(true),
         });
     }
     // Newest first; the order of names breaks ties.
@@ -801,7 +808,7 @@ pub fn render_records(records: &[Record]) -> String {
     for (kind, figure) in SUMMARY {
         let found = records
             .iter()
-            .filter(|r| r.kind == kind && key_bits(r) == Some(2048))
+            .filter(|r| r.kind == kind && r.in_summary && key_bits(r) == Some(2048))
             .find_map(|r| rows(r).into_iter().find(|row| row.figure == figure).map(|row| (r, row)));
         if let Some((r, row)) = found {
             let recorded = if r.recorded { ", recorded" } else { "" };
