@@ -400,6 +400,11 @@ fn configuration(config: &Value) -> Option<String> {
     if let Some(w) = get(config, "window_bits") {
         parts.push(format!("windows of {} bits", int(w)));
     }
+    // Records made before the folding multiplier have no such field: one digit per step.
+    match get(config, "digits_per_step") {
+        Some(k) => parts.push(format!("{} digits per step (folding multiplier)", int(k))),
+        None => parts.push("one digit per step (classic multiplier only)".into()),
+    }
     Some(parts.join(", "))
 }
 

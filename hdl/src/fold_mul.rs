@@ -51,10 +51,6 @@ pub struct FoldMul {
     pub done: Signal<Out, bool>,
     /// A·B·R^(−1) mod N, below X, normalized limbs (< 2^17 + 3).
     pub result: Vec<Signal<Out, Bits<X_BITS>>>,
-    /// Slot 0 is multiplying.
-    pub busy0: Signal<Out, bool>,
-    /// Slot 1 is multiplying.
-    pub busy1: Signal<Out, bool>,
     /// The limbs of slot `phase`'s T (for tests).
     pub t: Vec<Signal<Out, Bits<T_BITS>>>,
     ph: DFF<bool>,
@@ -96,8 +92,6 @@ impl FoldMul {
             m_hat1: many(modulus_limbs),
             done: Default::default(),
             result: many(operand_limbs),
-            busy0: Default::default(),
-            busy1: Default::default(),
             t: many(columns),
             ph: Default::default(),
             operands0: FoldOperands::new(operand_limbs, k, steps),
@@ -138,8 +132,6 @@ impl Logic for FoldMul {
         }
         self.ph.d.next = !self.ph.q.val();
         self.phase.next = self.ph.q.val();
-        self.busy0.next = self.operands0.busy.val();
-        self.busy1.next = self.operands1.busy.val();
         self.done.next = self.done_r.q.val();
         self.done_r.d.next = false;
 
@@ -208,11 +200,16 @@ impl Logic for FoldMul {
         for p in 0..self.products.len() {
             self.sum.products[p].next = self.products[p].p.val();
         }
-        for j in 0..self.t0.len() {
-            self.sum.base[j].next = self.t1[j].q.val();
-            if self.ph.q.val() {
-                self.sum.base[j].next = self.t0[j].q.val();
+        // T_high: t_(j+k) into column j (k as a loop variable, as rust-hdl indexes).
+        for k in (self.t_low.len())..(self.t_low.len() + 1) {
+            for j in 0..self.sum.base.len() {
+                self.sum.base[j].next = self.t1[j + k].q.val();
+                if self.ph.q.val() {
+                    self.sum.base[j].next = self.t0[j + k].q.val();
+                }
             }
+        }
+        for j in 0..self.t0.len() {
             if self.s2_valid.q.val() {
                 if self.ph.q.val() {
                     self.t0[j].d.next = self.sum.t_next[j].val();

@@ -44,8 +44,7 @@ pub struct FoldOperands {
     carry: DFF<bool>,
     step: DFF<Bits<STEP_BITS>>,
     busy_r: DFF<bool>,
-    // a_l + carry_l, and the carries into each of the k digits (carries[0] is the kept one).
-    sums: Vec<Signal<Local, Bits<X_BITS>>>,
+    // The carries into each of the k digits (carries[0] is the kept one).
     carries: Vec<Signal<Local, bool>>,
 }
 
@@ -73,7 +72,6 @@ impl FoldOperands {
             carry: Default::default(),
             step: Default::default(),
             busy_r: Default::default(),
-            sums: many(limbs_per_step),
             carries: many(limbs_per_step + 1),
         }
     }
@@ -91,9 +89,8 @@ impl Logic for FoldOperands {
             self.b[j].next = self.b_regs[j].q.val();
         }
         self.carries[0].next = self.carry.q.val();
-        for l in 0..self.sums.len() {
-            self.sums[l].next = self.a[l].q.val() + self.carries[l].val();
-            self.digits[l].next = self.sums[l].val().get_bits::<Y_BITS>(0);
+        for l in 0..self.digits.len() {
+            self.digits[l].next = self.a[l].q.val().get_bits::<Y_BITS>(0) + self.carries[l].val();
             self.carries[l + 1].next = self.a[l].q.val().get_bit(17)
                 | ((self.a[l].q.val().get_bits::<Y_BITS>(0) == self.all_ones.val()) & self.carries[l].val());
         }
@@ -104,13 +101,13 @@ impl Logic for FoldOperands {
             self.step.d.next = self.step.q.val() + 1;
             // k as a loop variable: rust-hdl unrolls loops, an index may use loop variables only,
             // and a range may not use an outer loop's variable.
-            for k in (self.sums.len())..(self.sums.len() + 1) {
+            for k in (self.digits.len())..(self.digits.len() + 1) {
                 self.carry.d.next = self.carries[k].val();
-                for j in 0..(self.a.len() - self.sums.len()) {
+                for j in 0..(self.a.len() - self.digits.len()) {
                     self.a[j].d.next = self.a[j + k].q.val();
                 }
             }
-            for j in (self.a.len() - self.sums.len())..self.a.len() {
+            for j in (self.a.len() - self.digits.len())..self.a.len() {
                 self.a[j].d.next = 0.into();
             }
         }

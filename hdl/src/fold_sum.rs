@@ -1,6 +1,6 @@
 //! The folding multiplier's second stage ([`crate::fold_mul`]): every column sum and its
 //! redistribution, combinational. Column j of the new T is
-//! c_j = t_(j+k) + Σ_l P_(l, j−l), where P_(l,i) = a_l·b_i + t_l·m̂_i is the registered output of
+//! c_j = t_(j+k) + Σ_l P_(l, j−l) (`base` holds t_k, t_(k+1), …), where P_(l,i) = a_l·b_i + t_l·m̂_i is the registered output of
 //! loop DSP (l, i); then t′_j = lo17(c_j) + mid17(c_(j−1)) + hi(c_(j−2)) (`ecrt_golden::hw::
 //! FoldContext::step`). The index pattern (which product lands in which column) is fixed by the
 //! shape, so this leaf writes its Verilog from the shape: rust-hdl's own loops cannot index with
@@ -20,7 +20,8 @@ const LIMB_MASK: u64 = (1 << 17) - 1;
 /// `row` products per limb of the step.
 #[derive(LogicBlock)]
 pub struct FoldSum {
-    /// The limbs of T being folded (the stage-2 slot's).
+    /// The limbs of T being folded (the stage-2 slot's) that are added as they are: t_k, t_(k+1),
+    /// … (its k lowest limbs are multiplied by M̂ instead, in the products).
     pub base: Vec<Signal<In, Bits<T_BITS>>>,
     /// Product (l, i), at index l·row + i: it lands in column i + l.
     pub products: Vec<Signal<In, Bits<LOOP_BITS>>>,
@@ -34,7 +35,7 @@ impl FoldSum {
     pub fn new(limbs_per_step: usize, row: usize, columns: usize) -> Self {
         assert!(row + limbs_per_step <= columns + 1, "every product lands in a column");
         FoldSum {
-            base: many(columns),
+            base: many(columns - limbs_per_step),
             products: many(limbs_per_step * row),
             t_next: many(columns),
             limbs_per_step: Constant::new((limbs_per_step as u64).into()),
@@ -49,6 +50,10 @@ impl FoldSum {
         self.products.len() / self.limbs_per_step()
     }
 
+    fn columns(&self) -> usize {
+        self.t_next.len()
+    }
+
     /// (product index, column) for every product.
     fn landing(&self) -> impl Iterator<Item = (usize, usize)> {
         let row = self.row();
@@ -58,8 +63,8 @@ impl FoldSum {
 
 impl Logic for FoldSum {
     fn update(&mut self) {
-        let (k, w) = (self.limbs_per_step(), self.base.len());
-        let mut sums: Vec<u64> = (0..w).map(|j| if j + k < w { self.base[j + k].val().to_u64() } else { 0 }).collect();
+        let w = self.columns();
+        let mut sums: Vec<u64> = (0..w).map(|j| self.base.get(j).map_or(0, |b| b.val().to_u64())).collect();
         for (p, column) in self.landing() {
             sums[column] += self.products[p].val().to_u64();
         }
@@ -80,9 +85,9 @@ impl Logic for FoldSum {
         }
     }
     fn hdl(&self) -> Verilog {
-        let (k, w) = (self.limbs_per_step(), self.base.len());
+        let w = self.columns();
         let mut terms: Vec<Vec<String>> =
-            (0..w).map(|j| if j + k < w { vec![format!("base${}", j + k)] } else { vec![] }).collect();
+            (0..w).map(|j| if j < self.base.len() { vec![format!("base${j}")] } else { vec![] }).collect();
         for (p, column) in self.landing() {
             terms[column].push(format!("products${p}"));
         }

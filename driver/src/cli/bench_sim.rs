@@ -111,6 +111,8 @@ fn report(
         "config": config,
         "key_bits": config.key_bits,
         "cores": config.cores,
+        "digits_per_step": config.digits_per_step,
+        "window_bits": config.window_bits,
         "count": batch.jobs.len(),
         "latency_cycles": idle.jobs[0].latency(),
         "latency_cycles_min": latencies.iter().min(),
@@ -139,8 +141,14 @@ fn report(
 
 fn print_table(report: &serde_json::Value) {
     println!(
-        "ecrt bench (Verilator model, {}-bit key, {} core(s), {} decryptions, all verified: {})",
-        report["key_bits"], report["cores"], report["count"], report["verified"]
+        "ecrt bench (Verilator model, {}-bit key, {} core(s), {} digits per step, {}-bit windows, {} decryptions, \
+         all verified: {})",
+        report["key_bits"],
+        report["cores"],
+        report["digits_per_step"],
+        report["window_bits"],
+        report["count"],
+        report["verified"]
     );
     let rows = [
         ("latency, idle pipeline (cycles)", "latency_cycles"),

@@ -89,9 +89,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = args.top.config_for_key(&key, args.window_bits);
     config.validate()?;
     step(&format!(
-        "the accelerator's RTL ({}-bit keys, {} core(s), {}-bit streams) in {}",
+        "the accelerator's RTL ({}-bit keys, {} core(s), {} digits per step, {}-bit streams) in {}",
         config.key_bits,
         config.cores,
+        config.digits_per_step,
         config.stream_bits,
         out.join("rtl").display()
     ));
@@ -140,6 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = json!({
         "key_bits": config.key_bits,
         "cores": cores,
+        "digits_per_step": config.digits_per_step,
         "stream_bits": config.stream_bits,
         "decryptions_checked": checked,
         "latency_cycles": latency,
@@ -167,7 +169,10 @@ fn same_number(decrypted: &str, value: &str) -> bool {
 fn print_summary(s: &serde_json::Value, out: &Path) {
     let f = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
     println!();
-    println!("ecrt demo: {}-bit keys, {} core(s), {}-bit streams", s["key_bits"], s["cores"], s["stream_bits"]);
+    println!(
+        "ecrt demo: {}-bit keys, {} core(s), {} digits per step, {}-bit streams",
+        s["key_bits"], s["cores"], s["digits_per_step"], s["stream_bits"]
+    );
     println!("| measure | value |");
     println!("|---|---|");
     println!("| decryptions through the XDMA backend, checked | {} |", s["decryptions_checked"]);
