@@ -88,7 +88,8 @@ fn phe_vector_key_2048() {
 #[test]
 fn edge_cases_take_the_same_cycles() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(1024);
-    let mut sim = build(1024, 4);
+    // w = 5: the model `phe_vector_key_1024` builds.
+    let mut sim = build(1024, 5);
     let exp_bits = sim.manifest().exponent_bits as u64;
     let mut modulus = || {
         let mut n = rng.gen_biguint(1024);
