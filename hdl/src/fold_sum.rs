@@ -27,23 +27,18 @@ pub struct FoldSum {
     pub products: Vec<Signal<In, Bits<LOOP_BITS>>>,
     /// The limbs of the new T.
     pub t_next: Vec<Signal<Out, Bits<T_BITS>>>,
-    limbs_per_step: Constant<Bits<8>>,
 }
 
 impl FoldSum {
     /// The network for `limbs_per_step` (k) rows of `row` products over `columns` columns.
     pub fn new(limbs_per_step: usize, row: usize, columns: usize) -> Self {
         assert!(row + limbs_per_step <= columns + 1, "every product lands in a column");
-        FoldSum {
-            base: many(columns - limbs_per_step),
-            products: many(limbs_per_step * row),
-            t_next: many(columns),
-            limbs_per_step: Constant::new((limbs_per_step as u64).into()),
-        }
+        FoldSum { base: many(columns - limbs_per_step), products: many(limbs_per_step * row), t_next: many(columns) }
     }
 
+    /// k: `base` leaves out T's k lowest limbs.
     fn limbs_per_step(&self) -> usize {
-        self.limbs_per_step.val().to_u64() as usize
+        self.t_next.len() - self.base.len()
     }
 
     fn row(&self) -> usize {

@@ -1,5 +1,5 @@
-//! The DSP48E1 leaves: `p = c + x·y` with an unsigned 18-bit `x` (the 25-bit port) and an unsigned
-//! 17-bit `y` (the 18-bit port), registered or combinational. rust-hdl's own `*` stops at 16 bits,
+//! The DSP48E1 leaves: `p = c + x·y` with an unsigned `x` of 18 or 19 bits (the 25-bit port) and
+//! an unsigned 17-bit `y` (the 18-bit port), registered or combinational. rust-hdl's own `*` stops at 16 bits,
 //! so each leaf is a small custom Verilog module with a Rust model of the same arithmetic.
 
 use rust_hdl::prelude::*;
@@ -25,63 +25,31 @@ pub const T_BITS: usize = 19;
 /// Width of the folding multiplier's loop product plus its addend (< 2^36 + 2^35).
 pub const LOOP_BITS: usize = 37;
 
-/// `p <= c + t·m` on the rising clock edge, with a 19-bit `t` on the 25-bit port: the folding
-/// multiplier's loop DSP48E1, whose addend is the registered a·b product of the cycle before.
+/// `p <= c + x·y` on the rising clock edge, with an unsigned `x` of `XB` bits on the 25-bit port
+/// and a `PB`-bit result: a DSP48E1 with its P register (Yosys and Vivado fold the adder and the
+/// register into the DSP).
 #[derive(LogicBlock, Default)]
-pub struct LoopMulAddReg {
+pub struct RegisteredMulAdd<const XB: usize, const PB: usize> {
     /// The clock.
     pub clock: Signal<In, Clock>,
-    /// A limb of T (19 bits, unsigned).
-    pub x: Signal<In, Bits<T_BITS>>,
-    /// A limb of M̂ (17 bits, unsigned).
-    pub y: Signal<In, Bits<Y_BITS>>,
-    /// The addend: a registered 17×18-bit product.
-    pub c: Signal<In, Bits<P_BITS>>,
-    /// c + x·y, registered.
-    pub p: Signal<Out, Bits<LOOP_BITS>>,
-}
-
-impl Logic for LoopMulAddReg {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            self.p.next = model(self.c.val(), self.x.val(), self.y.val());
-        }
-    }
-    fn connect(&mut self) {
-        self.p.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(
-            "initial begin\n   p = 37'h0;\nend\n\nalways @(posedge clock) begin\n   p <= c + x * y;\nend\n".into(),
-        )
-    }
-    fn timing(&self) -> Vec<TimingInfo> {
-        vec![TimingInfo {
-            name: "loop_mul_add_reg".into(),
-            clock: "clock".into(),
-            inputs: vec!["x".into(), "y".into(), "c".into()],
-            outputs: vec!["p".into()],
-        }]
-    }
-}
-
-/// `p <= c + x·y` on the rising clock edge: a DSP48E1 with its P register (Yosys and Vivado fold
-/// the adder and the register into the DSP).
-#[derive(LogicBlock, Default)]
-pub struct MulAddReg {
-    /// The clock.
-    pub clock: Signal<In, Clock>,
-    /// The wide factor (up to 18 bits, unsigned).
-    pub x: Signal<In, Bits<X_BITS>>,
+    /// The wide factor (unsigned).
+    pub x: Signal<In, Bits<XB>>,
     /// The narrow factor (17 bits, unsigned).
     pub y: Signal<In, Bits<Y_BITS>>,
     /// The addend.
     pub c: Signal<In, Bits<P_BITS>>,
     /// c + x·y, registered.
-    pub p: Signal<Out, Bits<P_BITS>>,
+    pub p: Signal<Out, Bits<PB>>,
 }
 
-impl Logic for MulAddReg {
+/// The digit-serial leaf: an 18-bit redundant limb times a 17-bit digit, plus a 36-bit addend.
+pub type MulAddReg = RegisteredMulAdd<X_BITS, P_BITS>;
+
+/// The folding multiplier's loop leaf: a 19-bit limb of T times a limb of M̂, plus the registered
+/// a·b product of the cycle before.
+pub type LoopMulAddReg = RegisteredMulAdd<T_BITS, LOOP_BITS>;
+
+impl<const XB: usize, const PB: usize> Logic for RegisteredMulAdd<XB, PB> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
             self.p.next = model(self.c.val(), self.x.val(), self.y.val());
@@ -91,9 +59,9 @@ impl Logic for MulAddReg {
         self.p.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(
-            "initial begin\n   p = 36'h0;\nend\n\nalways @(posedge clock) begin\n   p <= c + x * y;\nend\n".into(),
-        )
+        Verilog::Custom(format!(
+            "initial begin\n   p = {PB}'h0;\nend\n\nalways @(posedge clock) begin\n   p <= c + x * y;\nend\n"
+        ))
     }
     fn timing(&self) -> Vec<TimingInfo> {
         vec![TimingInfo {

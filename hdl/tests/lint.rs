@@ -22,7 +22,6 @@ const JUSTIFIED: &[(&str, &str)] = &[
     ("UNUSEDSIGNAL", "engine$mul_done"),
     ("UNUSEDSIGNAL", "engine$phase"),
     ("UNUSEDSIGNAL", "slotN$n_public$N"),
-    ("UNUSEDPARAM", "limbs_per_step"),
     ("UNUSEDSIGNAL", "fold$t$N"),
     ("UNUSEDSIGNAL", "sum_N"),
     ("UNUSEDSIGNAL", "t$N"),
