@@ -3,7 +3,7 @@
 use num_bigint::{BigUint, RandBigInt};
 use num_integer::Integer;
 use num_traits::{One, ToPrimitive, Zero};
-use rand::{CryptoRng, RngCore};
+use rand::{CryptoRng, Rng, RngCore};
 
 /// Miller–Rabin rounds: an error probability below 4^-64 for any input, adversarial or not.
 pub const MILLER_RABIN_ROUNDS: usize = 64;
@@ -83,6 +83,15 @@ pub fn random_prime<R: RngCore + CryptoRng + ?Sized>(bits: u64, rng: &mut R) -> 
             return candidate;
         }
     }
+}
+
+/// A uniformly chosen odd number of exactly `bits` bits (≥ 2): a Montgomery modulus for tests and
+/// benchmarks.
+pub fn random_odd<R: Rng + ?Sized>(bits: u64, rng: &mut R) -> BigUint {
+    let mut n = rng.gen_biguint(bits);
+    n.set_bit(bits - 1, true);
+    n.set_bit(0, true);
+    n
 }
 
 /// Modular inverse of `a` mod `m`, if gcd(a, m) = 1.

@@ -195,6 +195,7 @@ mod tests {
     use super::*;
     use crate::limbs::{from_limbs, to_limbs};
     use crate::testing::simulate;
+    use ecrt_golden::prime::random_odd;
     use num_bigint::{BigUint, RandBigInt};
     use rand::SeedableRng;
 
@@ -210,9 +211,7 @@ mod tests {
     fn sums_and_corrects_once() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let digits = 4;
-        let mut n = rng.gen_biguint(66);
-        n.set_bit(65, true);
-        n.set_bit(0, true);
+        let n = random_odd(66, &mut rng);
         let cases = [
             (rng.gen_biguint_below(&(&n >> 1u32)), rng.gen_biguint_below(&(&n >> 1u32))),
             (&n - 1u32, BigUint::from(1u32)),

@@ -2,6 +2,7 @@
 //! modulus (p² of a 2048-bit key), both slots at once, limb for limb, in 2·m + 2 cycles.
 
 use ecrt_golden::hw::{FoldContext, FoldShape, FoldValue};
+use ecrt_golden::prime::random_odd;
 use ecrt_sim::fold_mul::FoldMulSim;
 use ecrt_sim::BuildOptions;
 use num_bigint::RandBigInt;
@@ -16,9 +17,7 @@ fn full_width_products_match_the_golden_model() {
         let mut sim = FoldMulSim::build(&shape, &BuildOptions { progress: true, ..Default::default() }).unwrap();
         let contexts: Vec<FoldContext> = (0..2)
             .map(|_| {
-                let mut n = rng.gen_biguint(modulus_bits as u64);
-                n.set_bit(modulus_bits as u64 - 1, true);
-                n.set_bit(0, true);
+                let n = random_odd(modulus_bits as u64, &mut rng);
                 FoldContext::with_width(&n, modulus_bits, k).unwrap()
             })
             .collect();

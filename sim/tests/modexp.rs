@@ -5,6 +5,7 @@
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::host::SlotKey;
 use ecrt_golden::phe_format::read_private_key;
+use ecrt_golden::prime::random_odd;
 use ecrt_sim::modexp::ModExpSim;
 use ecrt_sim::BuildOptions;
 use num_bigint::{BigUint, RandBigInt};
@@ -91,13 +92,7 @@ fn edge_cases_take_the_same_cycles() {
     // w = 5: the model `phe_vector_key_1024` builds.
     let mut sim = build(1024, 5);
     let exp_bits = sim.manifest().exponent_bits as u64;
-    let mut modulus = || {
-        let mut n = rng.gen_biguint(1024);
-        n.set_bit(1023, true);
-        n.set_bit(0, true);
-        n
-    };
-    let (n0, n1) = (modulus(), modulus());
+    let (n0, n1) = (random_odd(1024, &mut rng), random_odd(1024, &mut rng));
     let all_ones = (BigUint::from(1u32) << exp_bits) - 1u32;
     let single = BigUint::from(1u32) << (exp_bits / 2);
     let zero = BigUint::from(0u32);
@@ -119,9 +114,7 @@ fn edge_cases_take_the_same_cycles() {
 fn random_4096() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(4096);
     let mut sim = build(4096, 5);
-    let mut n = rng.gen_biguint(4096);
-    n.set_bit(4095, true);
-    n.set_bit(0, true);
+    let n = random_odd(4096, &mut rng);
     let e = rng.gen_biguint(2048);
     let x = rng.gen_biguint_below(&n);
     check_pair(&mut sim, [(&n, &e, &x), (&n, &e, &x)], false);

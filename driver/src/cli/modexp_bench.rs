@@ -5,6 +5,7 @@
 use crate::cli::rtl::ConfigArgs;
 use ecrt_contract::host::SlotKey;
 use ecrt_golden::hw::{schedule_cost, Schedule};
+use ecrt_golden::prime::random_odd;
 use ecrt_sim::modexp::ModExpSim;
 use ecrt_sim::{estimate, BuildOptions, EstimateOptions};
 use num_bigint::RandBigInt;
@@ -63,9 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for pair in 0..args.pairs {
         let mut jobs = Vec::new();
         for slot in 0..2 {
-            let mut n = rng.gen_biguint(m as u64);
-            n.set_bit(m as u64 - 1, true);
-            n.set_bit(0, true);
+            let n = random_odd(m as u64, &mut rng);
             let e = rng.gen_biguint(exp_bits as u64);
             let x = rng.gen_biguint_below(&n);
             let key = SlotKey::for_config(&n, &e, &config)?;

@@ -6,6 +6,7 @@
 
 use crate::cli::modexp_bench::schoolbook_partial_products;
 use ecrt_golden::hw::{FoldContext, FoldShape};
+use ecrt_golden::prime::random_odd;
 use ecrt_hdl::emit::{emit_fold_mul, emit_montmul};
 use ecrt_sim::fold_mul::FoldMulSim;
 use ecrt_sim::{estimate, logic_delay, BuildOptions, EstimateOptions};
@@ -61,9 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let mut sim = FoldMulSim::build(&shape, &BuildOptions::default())?;
         let contexts: Vec<FoldContext> = (0..2)
             .map(|_| {
-                let mut n = rng.gen_biguint(modulus_bits as u64);
-                n.set_bit(modulus_bits as u64 - 1, true);
-                n.set_bit(0, true);
+                let n = random_odd(modulus_bits as u64, &mut rng);
                 FoldContext::with_width(&n, modulus_bits, k)
             })
             .collect::<Result<_, _>>()?;

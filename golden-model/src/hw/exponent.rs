@@ -302,6 +302,7 @@ pub fn exp_in_domain<M: DomainMultiplier>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prime::random_odd;
     use num_bigint::RandBigInt;
     use num_traits::{One, Zero};
     use proptest::prelude::*;
@@ -312,13 +313,6 @@ mod tests {
             [1usize, 2, 3, 7].iter().map(|&segments| Schedule::RightToLeft { segments }).collect();
         s.extend((1..=6).map(|window_bits| Schedule::FixedWindow { window_bits }));
         s
-    }
-
-    fn random_odd_modulus(bits: u64, rng: &mut StdRng) -> BigUint {
-        let mut n = rng.gen_biguint(bits);
-        n.set_bit(bits - 1, true);
-        n.set_bit(0, true);
-        n
     }
 
     /// Runs the exponentiation from and back to ordinary residues and checks it against modpow.
@@ -373,7 +367,7 @@ mod tests {
         for (bits, k, exp_bits) in
             [(64u64, 8u32, 64usize), (100, 17, 37), (256, 24, 100), (256, 68, 128), (512, 64, 61), (1024, 128, 40)]
         {
-            let n = random_odd_modulus(bits, &mut rng);
+            let n = random_odd(bits, &mut rng);
             let ctx = MontgomeryContext::new(&n, k).unwrap();
             let all_ones = (BigUint::one() << exp_bits) - 1u32;
             let top_bit = BigUint::one() << (exp_bits - 1);
@@ -400,7 +394,7 @@ mod tests {
     fn short_exponents_and_wide_windows() {
         // L smaller than the window and than the segment count limit.
         let mut rng = StdRng::seed_from_u64(21);
-        let n = random_odd_modulus(80, &mut rng);
+        let n = random_odd(80, &mut rng);
         let ctx = MontgomeryContext::new(&n, 17).unwrap();
         let base = rng.gen_biguint_below(&n);
         for exp_bits in 1..=9usize {
@@ -434,7 +428,7 @@ mod tests {
     #[test]
     fn cost_is_independent_of_exponent_and_base() {
         let mut rng = StdRng::seed_from_u64(22);
-        let n = random_odd_modulus(192, &mut rng);
+        let n = random_odd(192, &mut rng);
         let ctx = MontgomeryContext::new(&n, 24).unwrap();
         let exp_bits = 97;
         for s in all_schedules() {
@@ -459,7 +453,7 @@ mod tests {
     #[test]
     fn right_to_left_trace_is_consistent() {
         let mut rng = StdRng::seed_from_u64(23);
-        let n = random_odd_modulus(128, &mut rng);
+        let n = random_odd(128, &mut rng);
         let ctx = MontgomeryContext::new(&n, 17).unwrap();
         let base = ctx.to_montgomery(&rng.gen_biguint_below(&n));
         let e = rng.gen_biguint(50);
@@ -484,7 +478,7 @@ mod tests {
     #[test]
     fn fixed_window_trace_is_consistent() {
         let mut rng = StdRng::seed_from_u64(24);
-        let n = random_odd_modulus(128, &mut rng);
+        let n = random_odd(128, &mut rng);
         let ctx = MontgomeryContext::new(&n, 24).unwrap();
         let base = ctx.to_montgomery(&rng.gen_biguint_below(&n));
         let e = rng.gen_biguint(50);
@@ -509,7 +503,7 @@ mod tests {
         fn schedules_agree(seed in any::<u64>(), bits in 2u64..300, k in 8u32..=128,
                            exp_bits in 1usize..80, segments in 1usize..10, w in 1u32..=6) {
             let mut rng = StdRng::seed_from_u64(seed);
-            let n = random_odd_modulus(bits, &mut rng);
+            let n = random_odd(bits, &mut rng);
             let ctx = MontgomeryContext::new(&n, k).unwrap();
             let base = rng.gen_biguint_below(&n);
             let e = rng.gen_biguint(exp_bits as u64);

@@ -337,16 +337,10 @@ impl DomainMultiplier for FoldContext {
 mod tests {
     use super::*;
     use crate::prime::mod_inverse;
+    use crate::prime::random_odd;
     use num_bigint::RandBigInt;
     use proptest::prelude::*;
     use rand::{rngs::StdRng, SeedableRng};
-
-    fn random_odd_modulus(bits: u64, rng: &mut StdRng) -> BigUint {
-        let mut n = rng.gen_biguint(bits);
-        n.set_bit(bits - 1, true);
-        n.set_bit(0, true);
-        n
-    }
 
     /// a·b·R^(−1) mod N, independently.
     fn expected(ctx: &FoldContext, a: &BigUint, b: &BigUint) -> BigUint {
@@ -367,7 +361,7 @@ mod tests {
     #[test]
     fn sizes_for_a_2048_bit_modulus() {
         let mut rng = StdRng::seed_from_u64(1);
-        let n = random_odd_modulus(2048, &mut rng);
+        let n = random_odd(2048, &mut rng);
         // (k, steps, operand limbs, columns)
         for (k, steps, operands, columns) in
             [(1, 123, 122, 123), (4, 33, 125, 129), (6, 23, 127, 133), (8, 18, 129, 137)]
@@ -382,7 +376,7 @@ mod tests {
     fn m_hat_is_the_inverse_of_two_to_the_r() {
         let mut rng = StdRng::seed_from_u64(2);
         for k in 1..=MAX_LIMBS_PER_STEP {
-            let n = random_odd_modulus(300, &mut rng);
+            let n = random_odd(300, &mut rng);
             let ctx = FoldContext::new(&n, k).unwrap();
             let m_hat = limbs_value(ctx.m_hat());
             assert!(m_hat < n);
@@ -403,7 +397,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(3);
         for k in 1..=MAX_LIMBS_PER_STEP {
             for bits in [2u64, 17, 100, 521] {
-                let n = random_odd_modulus(bits, &mut rng);
+                let n = random_odd(bits, &mut rng);
                 let ctx = FoldContext::new(&n, k).unwrap();
                 let top = ctx.bound() - 1u32;
                 let values = [BigUint::zero(), BigUint::one(), &n - 1u32, n.clone(), top.clone()];
@@ -427,7 +421,7 @@ mod tests {
     fn trace_replays_from_its_digits() {
         let mut rng = StdRng::seed_from_u64(4);
         for k in [1usize, 3, 4, 8] {
-            let n = random_odd_modulus(400, &mut rng);
+            let n = random_odd(400, &mut rng);
             let ctx = FoldContext::new(&n, k).unwrap();
             let a = ctx.exact(&rng.gen_biguint_below(ctx.bound()));
             let b = ctx.mul(&ctx.exact(&rng.gen_biguint_below(ctx.bound())), &a);
@@ -453,7 +447,7 @@ mod tests {
     fn classic_redc_leaves_the_domain_at_most_n() {
         let mut rng = StdRng::seed_from_u64(5);
         for k in [1usize, 4, 8] {
-            let n = random_odd_modulus(256, &mut rng);
+            let n = random_odd(256, &mut rng);
             let ctx = FoldContext::new(&n, k).unwrap();
             let x = rng.gen_biguint_below(&n);
             let one = ctx.exact(ctx.classic().r_mod_n());
@@ -475,7 +469,7 @@ mod tests {
         #[test]
         fn fold_mul_property(seed in any::<u64>(), bits in 2u64..600, k in 1usize..=MAX_LIMBS_PER_STEP) {
             let mut rng = StdRng::seed_from_u64(seed);
-            let n = random_odd_modulus(bits, &mut rng);
+            let n = random_odd(bits, &mut rng);
             let ctx = FoldContext::new(&n, k).unwrap();
             let a = ctx.exact(&rng.gen_biguint_below(ctx.bound()));
             let b = ctx.exact(&rng.gen_biguint_below(ctx.bound()));

@@ -226,19 +226,12 @@ impl MontgomeryContext {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prime::{mod_inverse, random_prime};
+    use crate::prime::{mod_inverse, random_odd, random_prime};
     use num_bigint::RandBigInt;
     use proptest::prelude::*;
     use rand::{rngs::StdRng, Rng, SeedableRng};
 
     const WIDTHS: [u32; 6] = [8, 17, 24, 64, 68, 128];
-
-    fn random_odd_modulus(bits: u64, rng: &mut StdRng) -> BigUint {
-        let mut n = rng.gen_biguint(bits);
-        n.set_bit(bits - 1, true);
-        n.set_bit(0, true);
-        n
-    }
 
     /// Independent closed form: (a·b + Q·N)/R with Q = −a·b·N^(−1) mod R, Q < R.
     fn closed_form(ctx: &MontgomeryContext, ab: &BigUint) -> BigUint {
@@ -265,7 +258,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(1);
         for k in WIDTHS {
             for bits in [2u64, 64, 127, 128, 129, 1024] {
-                let n = random_odd_modulus(bits, &mut rng);
+                let n = random_odd(bits, &mut rng);
                 let ctx = MontgomeryContext::new(&n, k).unwrap();
                 let r = BigUint::one() << ctx.r_bits();
                 assert!(r > &n << 2u32);
@@ -294,7 +287,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(2);
         for k in WIDTHS {
             for bits in [64u64, 100, 256, 521, 1024] {
-                let n = random_odd_modulus(bits, &mut rng);
+                let n = random_odd(bits, &mut rng);
                 let ctx = MontgomeryContext::new(&n, k).unwrap();
                 let two_n = &n << 1u32;
                 let edges = [BigUint::zero(), BigUint::one(), &n - 1u32, n.clone(), &two_n - 1u32];
@@ -316,7 +309,7 @@ mod tests {
     fn trace_matches_mont_mul_and_replays() {
         let mut rng = StdRng::seed_from_u64(3);
         for k in WIDTHS {
-            let n = random_odd_modulus(300, &mut rng);
+            let n = random_odd(300, &mut rng);
             let ctx = MontgomeryContext::new(&n, k).unwrap();
             let a = rng.gen_biguint_below(&(&n << 1u32));
             let b = rng.gen_biguint_below(&(&n << 1u32));
@@ -380,7 +373,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(5);
         for k in WIDTHS {
             for bits in [64u64, 200, 512] {
-                let n = random_odd_modulus(bits, &mut rng);
+                let n = random_odd(bits, &mut rng);
                 let ctx = MontgomeryContext::new(&n, k).unwrap();
                 let two_n = &n << 1u32;
                 let mut xs = vec![BigUint::zero(), BigUint::one(), &n - 1u32, &n + 1u32, &two_n - 1u32];
@@ -403,7 +396,7 @@ mod tests {
         #[test]
         fn mont_mul_property(seed in any::<u64>(), bits in 2u64..700, k in 8u32..=128) {
             let mut rng = StdRng::seed_from_u64(seed);
-            let n = random_odd_modulus(bits, &mut rng);
+            let n = random_odd(bits, &mut rng);
             let ctx = MontgomeryContext::new(&n, k).unwrap();
             let two_n = &n << 1u32;
             let a = rng.gen_biguint_below(&two_n);

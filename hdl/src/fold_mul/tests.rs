@@ -1,6 +1,7 @@
 use super::*;
 use crate::testing::simulate;
 use ecrt_golden::hw::{FoldContext, FoldValue};
+use ecrt_golden::prime::random_odd;
 use num_bigint::RandBigInt;
 use rand::SeedableRng;
 
@@ -27,9 +28,7 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
         let shape = FoldShape::new(modulus_bits, k).unwrap();
         let contexts: Vec<FoldContext> = (0..2)
             .map(|_| {
-                let mut n = rng.gen_biguint(modulus_bits as u64);
-                n.set_bit(modulus_bits as u64 - 1, true);
-                n.set_bit(0, true);
+                let n = random_odd(modulus_bits as u64, &mut rng);
                 FoldContext::with_width(&n, modulus_bits, k).unwrap()
             })
             .collect();

@@ -3,6 +3,7 @@ use crate::host::SlotKey;
 use crate::limbs::from_limbs;
 use crate::testing::simulate;
 use ecrt_golden::hw::{exp_in_domain, ExpStates, FoldShape, Schedule};
+use ecrt_golden::prime::random_odd;
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
 
@@ -43,9 +44,7 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
         let digits = shape.classic_digits();
         let mut slots = Vec::new();
         for slot in 0..2 {
-            let mut n = rng.gen_biguint(modulus_bits);
-            n.set_bit(modulus_bits - 1, true);
-            n.set_bit(0, true);
+            let n = random_odd(modulus_bits, &mut rng);
             // Slot 1 gets the all-ones exponent and base N − 1; slot 0 random ones.
             let exponent = if slot == 1 {
                 (BigUint::from(1u32) << exponent_bits) - 1u32

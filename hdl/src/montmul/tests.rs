@@ -2,6 +2,7 @@ use super::*;
 use crate::limbs::{from_limbs, to_limbs};
 use crate::testing::simulate;
 use ecrt_golden::hw::MontgomeryContext;
+use ecrt_golden::prime::random_odd;
 use num_bigint::RandBigInt;
 use rand::{Rng, SeedableRng};
 
@@ -51,9 +52,7 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
         let digits = (modulus_bits as usize + 2).div_ceil(17);
         let ops: Vec<Op> = (0..2)
             .map(|_| {
-                let mut n = rng.gen_biguint(modulus_bits);
-                n.set_bit(modulus_bits - 1, true);
-                n.set_bit(0, true);
+                let n = random_odd(modulus_bits, &mut rng);
                 let ctx = MontgomeryContext::new(&n, 17).unwrap();
                 assert_eq!(ctx.digits(), digits);
                 let two_n = &n * 2u32;
@@ -127,9 +126,7 @@ fn wide_redc_and_decrement_match_the_golden_model() {
         let digits = (modulus_bits as usize + 2).div_ceil(17);
         let moduli: Vec<_> = (0..2)
             .map(|_| {
-                let mut n = rng.gen_biguint(modulus_bits);
-                n.set_bit(modulus_bits - 1, true);
-                n.set_bit(0, true);
+                let n = random_odd(modulus_bits, &mut rng);
                 MontgomeryContext::new(&n, 17).unwrap()
             })
             .collect();
