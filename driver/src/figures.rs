@@ -28,22 +28,10 @@ use anyhow::{bail, Context};
 use serde_json::Value;
 use std::path::Path;
 
-/// The xc7vx690t's resources (Xilinx DS180; docs/background.md#the-hardware): (report field,
-/// label, amount).
-pub const XC7VX690T: [(&str, &str, f64); 4] = [
-    ("lut", "LUT", 433_200.0),
-    ("ff", "FF", 866_400.0),
-    ("dsp48e1", "DSP48E1", 3_600.0),
-    ("bram36", "BRAM36", 1_470.0),
-];
-/// The share of each resource a design may use and still place and route comfortably.
-pub const UTILISATION: f64 = 0.8;
-/// The reference clock of cycle-to-time conversions and projections, MHz.
-const REFERENCE_MHZ: f64 = 100.0;
-/// MESA's 2048-bit decryption, cycles at 100 MHz.
-const MESA_CYCLES: f64 = 57_700.0;
-/// Projected decryptions/s on one xc7vx690t at 100 MHz.
-const TARGET_THROUGHPUT: f64 = 3_466.0;
+use crate::chip::{
+    schoolbook_bound_per_decryption, MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT, UTILISATION, XC7VX690T,
+};
+
 /// Driver CPU µs per decryption.
 const TARGET_HOST_US: f64 = 5.0;
 /// Wall seconds per 2048-bit decryption in Verilator.
@@ -60,6 +48,8 @@ pub enum Kind {
     ModExp,
     /// `ecrt bench-multiplier`: the multipliers alone, side by side.
     Multiplier,
+    /// `ecrt explore`: a sweep of configurations, projected for one chip.
+    Explore,
     /// `ecrt bench --backend xdma`: the host's overhead.
     Host,
     /// `ecrt bench` (`scripts/bench`): the CPU backend against phe.
@@ -67,7 +57,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    const ALL: [Kind; 6] = [Kind::Accelerator, Kind::Estimate, Kind::ModExp, Kind::Multiplier, Kind::Host, Kind::Cpu];
+    const ALL: [Kind; 7] =
+        [Kind::Accelerator, Kind::Explore, Kind::Estimate, Kind::ModExp, Kind::Multiplier, Kind::Host, Kind::Cpu];
 
     /// The name recorded.json uses.
     fn name(self) -> &'static str {
@@ -76,6 +67,7 @@ impl Kind {
             Kind::Estimate => "estimate",
             Kind::ModExp => "bench-modexp",
             Kind::Multiplier => "bench-multiplier",
+            Kind::Explore => "explore",
             Kind::Host => "bench-xdma",
             Kind::Cpu => "bench-cpu",
         }
@@ -93,6 +85,7 @@ impl Kind {
             Some("cpu") => Some(Kind::Cpu),
             _ if report.get("multiplications_per_exponentiation").is_some() => Some(Kind::ModExp),
             _ if report.get("multipliers").is_some() => Some(Kind::Multiplier),
+            _ if report["tool"] == "ecrt explore" => Some(Kind::Explore),
             _ if report.get("verilog_sha256").is_some() => Some(Kind::Estimate),
             _ => None,
         }
@@ -104,6 +97,7 @@ impl Kind {
             Kind::Estimate => "Resources",
             Kind::ModExp => "The exponentiation unit",
             Kind::Multiplier => "The Montgomery multipliers",
+            Kind::Explore => "The configuration space",
             Kind::Host => "Host overhead",
             Kind::Cpu => "The CPU backend against phe",
         }
@@ -128,6 +122,12 @@ impl Kind {
                  golden model) beside the classic digit-serial one (2·S + 2 cycles); Yosys resources and the \
                  logic delay of each (flattened at 512 bits); DSP-cycles of one multiplication (two are in \
                  flight) against the schoolbook bound."
+            }
+            Kind::Explore => {
+                "`ecrt explore`: each configuration's cycles from its exact formulas (checked against Verilator), \
+                 the Yosys estimate of a one-core accelerator, the cores that fit one xc7vx690t within 80 % of \
+                 every resource, and that chip's throughput at 100 MHz and at the plausible clock; the Pareto \
+                 front of latency against chip throughput is marked, and drawn beside the record."
             }
             Kind::Host => {
                 "`ecrt bench --backend xdma`: the driver's own CPU time per decryption on the XDMA path, \
@@ -167,6 +167,8 @@ pub struct Record {
     /// Whether the summary may take figures from it (not a superseded design or an alternative
     /// configuration: `"in_summary": false` in its metadata).
     pub in_summary: bool,
+    /// A picture the tool drew with it, `NAME.svg` beside the report, relative to docs/.
+    pub picture: Option<String>,
 }
 
 fn opt_string(value: &Value, key: &str) -> Option<String> {
@@ -223,6 +225,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Record>> {
                     recorded: true,
                     extra,
                     in_summary: entry["in_summary"].as_bool().unwrap_or(true),
+                    picture: None,
                 });
             }
             continue;
@@ -243,6 +246,7 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Record>> {
             recorded: false,
             extra: Vec::new(),
             in_summary: meta["in_summary"].as_bool().unwrap_or(true),
+            picture: names.contains(&format!("{stem}.svg")).then(|| format!("figures/{stem}.svg")),
         });
     }
     // Newest first; the order of names breaks ties.
@@ -351,15 +355,10 @@ fn mega(v: Val) -> String {
 
 /// The key size a record is about.
 fn key_bits(r: &Record) -> Option<u64> {
-    get(&r.report, "key_bits").or_else(|| get(&r.report, "config.key_bits")).map(|v| v.lo as u64)
-}
-
-/// The schoolbook bound of one exponentiation (docs/background.md), as `ecrt bench-modexp`
-/// computes it: 1.2 · L · 2 · ⌈m/24⌉ · ⌈m/17⌉ for an m-bit modulus and an L-bit exponent.
-fn schoolbook_bound_per_exponentiation(key_bits: u64) -> f64 {
-    let m = key_bits;
-    let exponent_bits = key_bits / 2;
-    1.2 * exponent_bits as f64 * 2.0 * m.div_ceil(24) as f64 * m.div_ceil(17) as f64
+    get(&r.report, "key_bits")
+        .or_else(|| get(&r.report, "config.key_bits"))
+        .or_else(|| get(&r.report["points"][0], "config.key_bits"))
+        .map(|v| v.lo as u64)
 }
 
 /// One line of a record's table.
@@ -441,7 +440,7 @@ fn accelerator_rows(r: &Value) -> Vec<Row> {
         ));
     }
     if let Some(v) = get(r, "dsp_cycles_per_decryption") {
-        let bound = get(r, "key_bits").map(|k| 2.0 * schoolbook_bound_per_exponentiation(k.lo as u64));
+        let bound = get(r, "key_bits").map(|k| schoolbook_bound_per_decryption(k.lo as usize));
         let value = match bound {
             Some(b) => {
                 format!("{} ({}× the schoolbook bound, {})", mega(v), dec(v.map(|x| x / b), 2), mega(Val::one(b)))
@@ -663,6 +662,80 @@ fn multiplier_rows(r: &Value) -> Vec<Row> {
     rows
 }
 
+/// The best point of an explore record by `key` (largest, or smallest when `lowest`), named.
+fn best_point(points: &[Value], key: &str, lowest: bool) -> Option<(String, Val)> {
+    let value = |p: &Value| get(p, key).map(|v| v.lo);
+    let best = points.iter().filter(|p| value(p).is_some()).min_by(|a, b| {
+        let (a, b) = (value(a).unwrap_or_default(), value(b).unwrap_or_default());
+        if lowest {
+            a.total_cmp(&b)
+        } else {
+            b.total_cmp(&a)
+        }
+    })?;
+    Some((point_name(best), get(best, key)?))
+}
+
+fn point_name(p: &Value) -> String {
+    let part = |key: &str| get(p, key).map(int).unwrap_or_else(|| "?".into());
+    format!("k = {}, {}-bit windows", part("config.digits_per_step"), part("config.window_bits"))
+}
+
+fn explore_rows(r: &Value) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let points = r["points"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let is_2048 = get(&r["points"][0], "config.key_bits").is_some_and(|b| b.lo == 2048.0);
+    let target = |text: &str, v: Val, goal: f64, at_most: bool| {
+        if is_2048 {
+            format!("{text}: {}", against(v, goal, at_most))
+        } else {
+            String::new()
+        }
+    };
+    if let Some((name, v)) = best_point(points, "latency_cycles", true) {
+        rows.push(with_target(
+            "lowest latency of the sweep",
+            format!("{} cycles ({name})", int(v)),
+            target("≤ 57,700 (MESA)", v, MESA_CYCLES, true),
+        ));
+    }
+    if let Some((name, v)) = best_point(points, "decryptions_per_s_100mhz", false) {
+        rows.push(with_target(
+            "highest chip throughput of the sweep, 100 MHz",
+            format!("{}/s ({name})", int(v)),
+            target("≥ 3,466", v, TARGET_THROUGHPUT, false),
+        ));
+    }
+    for p in points {
+        let mut parts = Vec::new();
+        if let (Some(lat), Some(ms)) = (get(p, "latency_cycles"), get(p, "latency_ms_100mhz")) {
+            parts.push(format!("latency {} cycles ({} ms)", int(lat), dec(ms, 3)));
+        }
+        let resources: Option<Vec<Val>> = ["dsp48e1", "lut", "ff"].iter().map(|key| get(p, key)).collect();
+        if let Some(res) = resources {
+            parts.push(format!("{} DSP48E1 / {} LUT / {} FF a core", int(res[0]), int(res[1]), int(res[2])));
+        }
+        if let (Some(cores), Some(rate)) = (get(p, "cores_per_xc7vx690t"), get(p, "decryptions_per_s_100mhz")) {
+            let limit = p["xc7vx690t_limiting_resource"].as_str().unwrap_or("?");
+            let label = XC7VX690T.iter().find(|(k, ..)| *k == limit).map_or(limit, |(_, l, _)| *l);
+            let at_clock = match (get(p, "decryptions_per_s_plausible_clock"), get(p, "plausible_clock_mhz")) {
+                (Some(d), Some(mhz)) => format!(", {}/s at {} MHz", int(d), int(mhz)),
+                _ => String::new(),
+            };
+            let noun = if cores.lo == 1.0 { "core" } else { "cores" };
+            parts.push(format!("{} {noun} ({label}): {}/s at 100 MHz{at_clock}", int(cores), int(rate)));
+        }
+        if let Some(x) = get(p, "ratio_to_schoolbook_bound") {
+            parts.push(format!("{}× the bound", dec(x, 2)));
+        }
+        if p["pareto"] == true {
+            parts.push("**Pareto**".into());
+        }
+        rows.push(row(&point_name(p), parts.join("; ")));
+    }
+    rows
+}
+
 fn host_rows(r: &Value) -> Vec<Row> {
     let mut rows = Vec::new();
     let setup: Vec<String> = [
@@ -752,6 +825,7 @@ fn rows(r: &Record) -> Vec<Row> {
         Kind::Estimate => estimate_rows(&r.report),
         Kind::ModExp => modexp_rows(&r.report),
         Kind::Multiplier => multiplier_rows(&r.report),
+        Kind::Explore => explore_rows(&r.report),
         Kind::Host => host_rows(&r.report),
         Kind::Cpu => cpu_rows(&r.report),
     };
@@ -766,7 +840,7 @@ fn cell(text: &str) -> String {
 
 /// The figures the README and docs/architecture.md point to: (kind, row), each taken from the
 /// first 2048-bit record of its kind that has it.
-const SUMMARY: [(Kind, &str); 11] = [
+const SUMMARY: [(Kind, &str); 13] = [
     (Kind::Accelerator, "latency, idle pipeline, first input beat to last output beat"),
     (Kind::Accelerator, "cycles per decryption, steady state, per core"),
     (Kind::Accelerator, "DSP48E1 / LUT / FF / LUTRAM / BRAM36 (Yosys estimate)"),
@@ -775,6 +849,8 @@ const SUMMARY: [(Kind, &str); 11] = [
     (Kind::Accelerator, "projected decryptions/s, one xc7vx690t at 100 MHz"),
     (Kind::Accelerator, "simulated cycles per second (Verilator)"),
     (Kind::Accelerator, "wall time per decryption in simulation"),
+    (Kind::Explore, "lowest latency of the sweep"),
+    (Kind::Explore, "highest chip throughput of the sweep, 100 MHz"),
     (Kind::ModExp, "cycles per folding multiplication (either slot)"),
     (Kind::Host, "driver CPU time per decryption (user + system)"),
     (Kind::Cpu, "ecrt eCRT, one thread / phe decrypt"),
@@ -869,6 +945,10 @@ pub fn render_records(records: &[Record]) -> String {
                 line("");
                 line(note);
             }
+            if let Some(picture) = &r.picture {
+                line("");
+                line(&format!("![{}]({picture})", r.name));
+            }
             line("");
             let rows = rows(r);
             let targets = rows.iter().any(|row| !row.target.is_empty());
@@ -905,12 +985,6 @@ mod tests {
         assert_eq!(num(-1234.5, 1), "-1,234.5");
         assert_eq!(dec(Val { lo: 5.7, hi: 6.5 }, 1), "5.7–6.5");
         assert_eq!(dec(Val { lo: 5.71, hi: 5.74 }, 1), "5.7");
-    }
-
-    #[test]
-    fn schoolbook_bound_matches_the_bench() {
-        // 2048-bit key: P = 2 · 86 · 121 = 20,812 partial products, 1.2 · 1,024 · P per exponentiation.
-        assert!((schoolbook_bound_per_exponentiation(2048) - 25_573_785.6).abs() < 1e-3);
     }
 
     #[test]

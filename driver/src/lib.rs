@@ -14,6 +14,7 @@
 pub mod api;
 pub mod backend;
 pub mod batch;
+pub mod chip;
 pub mod cpu;
 #[cfg(feature = "emulate")]
 pub mod emulate;

@@ -516,3 +516,54 @@ fn device_nodes_that_are_regular_files_are_refused_untouched() {
         assert_eq!(std::fs::metadata(node).unwrap().len(), 0, "{} was written", node.display());
     }
 }
+
+/// `ecrt explore` on a small sweep: explore.json with one point per configuration, its cycles the
+/// configuration's formulas (checked against Verilator in ecrt-sim's accelerator tests), the
+/// resources estimated, the Pareto front marked, and the plot drawn; bad sweeps and an unusable
+/// font fail clearly.
+#[test]
+fn explore_sweeps_projects_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("explore");
+    let sweep = |extra: &[&str]| {
+        let mut args = vec!["explore", "--key-bits", "512", "--digits-per-step", "1,2", "--window-bits", "4"];
+        args.extend(["--no-timing", "--out", out_dir.to_str().unwrap()]);
+        args.extend(extra);
+        ecrt(&args, "")
+    };
+    let out = sweep(&[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("cyc/core") && table.contains("Pareto"), "{table}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(out_dir.join("explore.json")).unwrap()).unwrap();
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for p in points {
+        let config: ecrt_contract::config::AcceleratorConfig = serde_json::from_value(p["config"].clone()).unwrap();
+        assert_eq!(p["latency_cycles"], config.latency_cycles());
+        assert_eq!(p["cycles_per_decryption_per_core"], config.cycles_per_decryption_per_core());
+        assert!(p["dsp48e1"].as_u64().unwrap() > 0 && p["lut"].as_u64().unwrap() > 0, "{p}");
+        assert!(p["cores_per_xc7vx690t"].as_u64().unwrap() >= 1, "{p}");
+        assert!(p["logic_delay_ns"].is_null(), "--no-timing");
+    }
+    // Two limbs a step: fewer cycles for more DSPs.
+    assert!(points[1]["latency_cycles"].as_u64() < points[0]["latency_cycles"].as_u64());
+    assert!(points[1]["dsp48e1"].as_u64() > points[0]["dsp48e1"].as_u64());
+    assert!(points.iter().any(|p| p["pareto"] == true));
+    let svg = std::fs::read_to_string(out_dir.join("pareto.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("Pareto front") && svg.contains("k = 2 limbs per step"));
+
+    let bad = ecrt(&["explore", "--digits-per-step", "0", "--no-timing", "--out", out_dir.to_str().unwrap()], "");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--digits-per-step 0"));
+    let not_a_font = write(dir.path(), "font.ttf", "not a font");
+    let bad = Command::new(env!("CARGO_BIN_EXE_ecrt"))
+        .args(["explore", "--key-bits", "512", "--digits-per-step", "1", "--window-bits", "4", "--no-timing"])
+        .arg("--out")
+        .arg(&out_dir)
+        .env("ECRT_FONT", &not_a_font)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a usable TrueType font"));
+}

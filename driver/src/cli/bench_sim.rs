@@ -3,8 +3,8 @@
 
 use crate::cli::bench::Args;
 use ecrt_contract::config::AcceleratorConfig;
+use ecrt_driver::chip::{cores_that_fit, Usage, REFERENCE_MHZ};
 use ecrt_driver::cpu::{encrypt, Scratch};
-use ecrt_driver::figures::{UTILISATION, XC7VX690T};
 use ecrt_driver::sim::SimBackend;
 use ecrt_golden::paillier::decrypt_ecrt;
 use ecrt_golden::PrivateKey;
@@ -14,9 +14,6 @@ use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
 use serde_json::json;
 use std::process::ExitCode;
-
-/// The reference clock of the projection (MESA's).
-const PROJECTION_MHZ: f64 = 100.0;
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let count = args.count.unwrap_or(64);
@@ -94,18 +91,16 @@ fn report(
     let latencies: Vec<u64> = batch.jobs.iter().map(|j| j.latency()).collect();
     let (cycles_per_decryption, method) = steady_cycles(batch, config.cores);
     let per_core_cycles = cycles_per_decryption * config.cores as f64;
-    // Per resource, the cores that fit: the whole design's use divided by its cores (the shared
-    // top counted in); the scarcest resource sets the count.
     let fit = resources.and_then(|r| {
-        let used = [r.lut as f64, r.ff as f64, r.dsp48e1 as f64, r.bram36];
-        XC7VX690T
-            .iter()
-            .zip(used)
-            .filter(|(_, u)| *u > 0.0)
-            .map(|((name, _, cap), u)| ((cap * UTILISATION / (u / config.cores as f64)).floor() as u64, *name))
-            .min_by_key(|(cores, _)| *cores)
+        cores_that_fit(&Usage {
+            lut: r.lut as f64,
+            ff: r.ff as f64,
+            dsp48e1: r.dsp48e1 as f64,
+            bram36: r.bram36,
+            cores: config.cores,
+        })
     });
-    let cores_per_chip = fit.map(|f| f.0);
+    let cores_per_chip = fit.map(|f| f.cores);
     json!({
         "backend": "sim",
         "config": config,
@@ -129,10 +124,10 @@ fn report(
         "resource_tool": resources.map(|r| r.tool.clone()),
         "dsp_cycles_per_decryption": resources.map(|r| r.dsp48e1 as f64 * cycles_per_decryption),
         "cores_per_xc7vx690t": cores_per_chip,
-        "xc7vx690t_limiting_resource": fit.map(|f| f.1),
+        "xc7vx690t_limiting_resource": fit.map(|f| f.limit),
         "projected_decryptions_per_s_100mhz":
-            cores_per_chip.map(|c| c as f64 * PROJECTION_MHZ * 1e6 / per_core_cycles),
-        "latency_ms_100mhz": idle.jobs[0].latency() as f64 / (PROJECTION_MHZ * 1e3),
+            cores_per_chip.map(|c| c as f64 * REFERENCE_MHZ * 1e6 / per_core_cycles),
+        "latency_ms_100mhz": idle.jobs[0].latency() as f64 / (REFERENCE_MHZ * 1e3),
         "simulated_cycles_per_s": batch.cycles_per_second(),
         "wall_s_per_decryption": batch.elapsed.as_secs_f64() / batch.jobs.len() as f64,
         "verified": verified,

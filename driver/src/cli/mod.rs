@@ -9,10 +9,12 @@ mod emulate;
 mod emulator_process;
 mod encrypt;
 mod estimate;
+mod explore;
 mod files;
 mod keygen;
 mod modexp_bench;
 mod multiplier_bench;
+mod pareto_plot;
 mod rtl;
 
 use anyhow::Context;
@@ -46,6 +48,7 @@ enum Command {
     BenchModexp(modexp_bench::Args),
     BenchMultiplier(multiplier_bench::Args),
     Estimate(estimate::Args),
+    Explore(explore::Args),
     Emulate(emulate::Args),
     Demo(demo::Args),
 }
@@ -71,6 +74,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchModexp(args) => modexp_bench::run(args),
         Command::BenchMultiplier(args) => multiplier_bench::run(args),
         Command::Estimate(args) => estimate::run(args),
+        Command::Explore(args) => explore::run(args),
         Command::Emulate(args) => emulate::run(args),
         Command::Demo(args) => demo::run(args),
     }

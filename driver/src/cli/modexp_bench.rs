@@ -4,6 +4,7 @@
 
 use crate::cli::rtl::ConfigArgs;
 use ecrt_contract::host::SlotKey;
+use ecrt_driver::chip::schoolbook_partial_products;
 use ecrt_golden::hw::{schedule_cost, Schedule};
 use ecrt_golden::prime::random_odd;
 use ecrt_sim::modexp::ModExpSim;
@@ -36,13 +37,6 @@ pub struct Args {
     /// Also write the JSON object to this file.
     #[arg(long)]
     out: Option<PathBuf>,
-}
-
-/// 24×17-bit partial products of one schoolbook Montgomery multiplication
-/// (docs/background.md#the-schoolbook-dsp-cycle-bound):
-/// 2 · ⌈m/24⌉ · ⌈m/17⌉ for the product and the reduction.
-pub(crate) fn schoolbook_partial_products(modulus_bits: usize) -> f64 {
-    2.0 * modulus_bits.div_ceil(24) as f64 * modulus_bits.div_ceil(17) as f64
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {

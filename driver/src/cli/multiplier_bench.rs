@@ -4,7 +4,7 @@
 //! Yosys's resources and logic delay for each, and DSP-cycles per multiplication against the
 //! schoolbook bound.
 
-use crate::cli::modexp_bench::schoolbook_partial_products;
+use ecrt_driver::chip::schoolbook_partial_products;
 use ecrt_golden::hw::{FoldContext, FoldShape};
 use ecrt_golden::prime::random_odd;
 use ecrt_hdl::emit::{emit_fold_mul, emit_montmul};

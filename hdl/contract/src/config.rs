@@ -169,6 +169,40 @@ impl AcceleratorConfig {
         classic * self.cycles_per_multiplication()
             + self.fold_multiplications_per_exponentiation() * self.cycles_per_fold_multiplication()
     }
+    /// Cycles of one decryption on an idle core, from the cycle its request's first beat is
+    /// accepted to the cycle its result's last beat is taken (TREADY held high): the request's
+    /// beats (each taken in L + 1 cycles: accepted, then its L words one per cycle), both paths,
+    /// the correction over S limbs, the result's beats (L + 1 cycles each: its words written one
+    /// per cycle, then presented), and 3 cycles of hand-over (the dispatcher's start, the paths'
+    /// results into the correction, the correction's first limb to the collector).
+    pub fn latency_cycles(&self) -> usize {
+        let layout = self.layout();
+        (layout.request_beats + layout.result_beats) * (self.lanes() + 1)
+            + self.cycles_per_decryption_path()
+            + self.digits()
+            + 3
+    }
+    /// Cycles between results of one busy core, when the stream keeps up: the latency, less the
+    /// overlap of one result frame's padding with the next request (the core is ready once its S
+    /// limbs are taken; the next request's first beat is already waiting), plus the cycle of the
+    /// registered ready.
+    pub fn cycles_per_decryption_per_core(&self) -> usize {
+        let layout = self.layout();
+        let padding = layout.result_beats * self.lanes() - layout.result_words;
+        self.latency_cycles() + 1 - padding
+    }
+    /// Cycles the stream ports need per decryption, the busier direction's: the request's beats
+    /// on the way in, the result's on the way out, L + 1 cycles a beat. Cores share them, so
+    /// more cores than period / this cannot all be kept busy.
+    pub fn stream_cycles_per_decryption(&self) -> usize {
+        let layout = self.layout();
+        layout.request_beats.max(layout.result_beats) * (self.lanes() + 1)
+    }
+    /// The frame sizes, for a configuration whose stream width is one of the choices.
+    fn layout(&self) -> crate::interface::FrameLayout {
+        crate::interface::FrameLayout::new(self.digits(), self.stream_bits)
+            .expect("a validated configuration has a layout")
+    }
     /// 32-bit lanes of a stream beat, L = stream_bits / 32.
     pub fn lanes(&self) -> usize {
         self.stream_bits / crate::interface::LANE_BITS
@@ -202,6 +236,12 @@ mod tests {
         assert_eq!((c.cycles_per_fold_multiplication(), c.cycles_per_multiplication()), (68, 258));
         assert_eq!((c.request_words(), c.result_words()), (257, 129));
         assert_eq!(c.frame_layout().unwrap().request_beats, 33);
+        // Measured in Verilator (`ecrt bench --backend sim --key-bits 2048 --cores 1`): the idle
+        // latency and the steady pace of one core, at k = 4 and k = 8.
+        assert_eq!((c.latency_cycles(), c.cycles_per_decryption_per_core()), (86_953, 86_947));
+        let k8 = AcceleratorConfig { digits_per_step: 8, ..c.clone() };
+        assert_eq!((k8.latency_cycles(), k8.cycles_per_decryption_per_core()), (49_402, 49_396));
+        assert_eq!(c.stream_cycles_per_decryption(), 33 * 9);
         assert_eq!(
             AcceleratorConfig { digits_per_step: 0, ..c.clone() }.validate(),
             Err(ConfigError::DigitsPerStep(0))
