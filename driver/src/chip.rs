@@ -29,6 +29,14 @@ pub struct Usage {
     pub cores: usize,
 }
 
+#[cfg(feature = "sim")]
+impl Usage {
+    /// What a Yosys estimate of a design with `cores` cores counts.
+    pub fn of_estimate(r: &ecrt_sim::ResourceEstimate, cores: usize) -> Usage {
+        Usage { lut: r.lut as f64, ff: r.ff as f64, dsp48e1: r.dsp48e1 as f64, bram36: r.bram36, cores }
+    }
+}
+
 /// How many cores of a design fit the chip, and the resource that stops one more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fit {

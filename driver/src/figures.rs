@@ -995,6 +995,7 @@ mod tests {
         assert_eq!(Kind::of_report(&serde_json::json!({"multiplications_per_exponentiation": 1})), Some(Kind::ModExp));
         assert_eq!(Kind::of_report(&serde_json::json!({"multipliers": []})), Some(Kind::Multiplier));
         assert_eq!(Kind::of_report(&serde_json::json!({"verilog_sha256": "ab"})), Some(Kind::Estimate));
+        assert_eq!(Kind::of_report(&serde_json::json!({"tool": "ecrt explore", "points": []})), Some(Kind::Explore));
         assert_eq!(Kind::of_report(&serde_json::json!({"x": 1})), None);
     }
 

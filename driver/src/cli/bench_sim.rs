@@ -91,15 +91,7 @@ fn report(
     let latencies: Vec<u64> = batch.jobs.iter().map(|j| j.latency()).collect();
     let (cycles_per_decryption, method) = steady_cycles(batch, config.cores);
     let per_core_cycles = cycles_per_decryption * config.cores as f64;
-    let fit = resources.and_then(|r| {
-        cores_that_fit(&Usage {
-            lut: r.lut as f64,
-            ff: r.ff as f64,
-            dsp48e1: r.dsp48e1 as f64,
-            bram36: r.bram36,
-            cores: config.cores,
-        })
-    });
+    let fit = resources.and_then(|r| cores_that_fit(&Usage::of_estimate(r, config.cores)));
     let cores_per_chip = fit.map(|f| f.cores);
     json!({
         "backend": "sim",

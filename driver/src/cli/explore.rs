@@ -89,13 +89,7 @@ pub struct Point {
 impl Point {
     /// The figures of `config` with these estimates; `pareto` is set by [`mark_pareto`].
     pub fn new(config: &AcceleratorConfig, resources: &ResourceEstimate, timing: Option<&TimingEstimate>) -> Point {
-        let fit = cores_that_fit(&Usage {
-            lut: resources.lut as f64,
-            ff: resources.ff as f64,
-            dsp48e1: resources.dsp48e1 as f64,
-            bram36: resources.bram36,
-            cores: config.cores,
-        });
+        let fit = cores_that_fit(&Usage::of_estimate(resources, config.cores));
         let (cores, limit) = fit.map_or((0, "none"), |f| (f.cores, f.limit));
         let period = config.cycles_per_decryption_per_core();
         let per_core_dsp = resources.dsp48e1 as f64 / config.cores as f64;
