@@ -10,7 +10,7 @@
 use crate::cli::estimate::timing_of;
 use crate::cli::pareto_plot;
 use ecrt_contract::config::AcceleratorConfig;
-use ecrt_driver::batch::progress_bar;
+use ecrt_driver::batch::parallel_map;
 use ecrt_driver::chip::{
     cores_that_fit, schoolbook_bound_per_decryption, Usage, MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT,
 };
@@ -188,15 +188,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(!configs.is_empty(), "nothing to sweep");
     std::fs::create_dir_all(&args.out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", args.out.display()))?;
 
-    let bar = progress_bar(configs.len(), "estimates");
-    let mut resources = Vec::new();
-    for config in &configs {
-        bar.set_message(format!("{}b k={} w={}", config.key_bits, config.digits_per_step, config.window_bits));
-        let emitted = ecrt_hdl::emit::emit(config)?;
-        resources.push(estimate(&emitted.verilog, &emitted.manifest.top, &EstimateOptions::default())?);
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
+    // Two points at a time: generating a point's Verilog keeps one core busy, and its Yosys runs
+    // (two at a time themselves) are cached, so a repeated sweep is mostly generation.
+    let resources: Vec<ResourceEstimate> = parallel_map(
+        &configs,
+        2,
+        "estimates",
+        || Ok::<_, anyhow::Error>(()),
+        |_, c| {
+            let emitted = ecrt_hdl::emit::emit(c)?;
+            Ok::<_, anyhow::Error>(estimate(&emitted.verilog, &emitted.manifest.top, &EstimateOptions::default())?)
+        },
+    )?
+    .into_iter()
+    .collect::<anyhow::Result<_>>()?;
     let timings = if args.no_timing { Vec::new() } else { timings(&configs)? };
     let mut points: Vec<Point> = configs
         .iter()
