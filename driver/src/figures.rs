@@ -664,16 +664,14 @@ fn multiplier_rows(r: &Value) -> Vec<Row> {
 
 /// The best point of an explore record by `key` (largest, or smallest when `lowest`), named.
 fn best_point(points: &[Value], key: &str, lowest: bool) -> Option<(String, Val)> {
-    let value = |p: &Value| get(p, key).map(|v| v.lo);
-    let best = points.iter().filter(|p| value(p).is_some()).min_by(|a, b| {
-        let (a, b) = (value(a).unwrap_or_default(), value(b).unwrap_or_default());
+    let (best, v) = points.iter().filter_map(|p| Some((p, get(p, key)?))).min_by(|(_, a), (_, b)| {
         if lowest {
-            a.total_cmp(&b)
+            a.lo.total_cmp(&b.lo)
         } else {
-            b.total_cmp(&a)
+            b.lo.total_cmp(&a.lo)
         }
     })?;
-    Some((point_name(best), get(best, key)?))
+    Some((point_name(best), v))
 }
 
 fn point_name(p: &Value) -> String {

@@ -22,7 +22,8 @@ use std::process::ExitCode;
 
 /// Sweep accelerator configurations: exact cycles, Yosys resources and logic delay, cores per
 /// xc7vx690t and the chip's projected throughput; a table, explore.json and a Pareto plot
-/// (minutes on a cold cache, seconds once the estimates are cached).
+/// (tens of minutes on a cold cache at 2048 bits; repeated, the time to generate each point's
+/// Verilog).
 #[derive(clap::Args)]
 pub struct Args {
     /// Bits of the modulus n; a comma-separated list sweeps several.
@@ -91,8 +92,8 @@ impl Point {
     pub fn new(config: &AcceleratorConfig, resources: &ResourceEstimate, timing: Option<&TimingEstimate>) -> Point {
         let fit = cores_that_fit(&Usage::of_estimate(resources, config.cores));
         let (cores, limit) = fit.map_or((0, "none"), |f| (f.cores, f.limit));
-        let period = config.cycles_per_decryption_per_core();
-        let per_core_dsp = resources.dsp48e1 as f64 / config.cores as f64;
+        let (latency, period) = (config.latency_cycles(), config.cycles_per_decryption_per_core());
+        let dsp_cycles = resources.dsp48e1 as f64 / config.cores as f64 * period as f64;
         let chip_cycles = (period as f64 / cores.max(1) as f64).max(config.stream_cycles_per_decryption() as f64);
         let per_s = |mhz: f64| if cores == 0 { 0.0 } else { mhz * 1e6 / chip_cycles };
         let clock = timing.map(TimingEstimate::plausible_clock_mhz);
@@ -100,8 +101,8 @@ impl Point {
         Point {
             config: config.clone(),
             schedule: "windows",
-            latency_cycles: config.latency_cycles(),
-            latency_ms_100mhz: config.latency_cycles() as f64 / (REFERENCE_MHZ * 1e3),
+            latency_cycles: latency,
+            latency_ms_100mhz: latency as f64 / (REFERENCE_MHZ * 1e3),
             cycles_per_decryption_per_core: period,
             stream_cycles_per_decryption: config.stream_cycles_per_decryption(),
             dsp48e1: resources.dsp48e1,
@@ -116,9 +117,9 @@ impl Point {
             logic_delay_ns: timing.map(|t| t.logic_delay_ns),
             plausible_clock_mhz: clock,
             decryptions_per_s_plausible_clock: clock.map(per_s),
-            dsp_cycles_per_decryption: per_core_dsp * period as f64,
-            ratio_to_schoolbook_bound: per_core_dsp * period as f64 / schoolbook_bound_per_decryption(config.key_bits),
-            meets_latency_target: is_2048.then(|| config.latency_cycles() as f64 <= MESA_CYCLES),
+            dsp_cycles_per_decryption: dsp_cycles,
+            ratio_to_schoolbook_bound: dsp_cycles / schoolbook_bound_per_decryption(config.key_bits),
+            meets_latency_target: is_2048.then_some(latency as f64 <= MESA_CYCLES),
             meets_throughput_target: is_2048.then(|| per_s(REFERENCE_MHZ) >= TARGET_THROUGHPUT),
             pareto: false,
         }
@@ -154,13 +155,7 @@ fn timings(configs: &[AcceleratorConfig]) -> anyhow::Result<Vec<(usize, TimingEs
         .iter()
         .map(|&k| AcceleratorConfig { digits_per_step: k, stream_bits: configs[0].stream_bits, ..Default::default() })
         .collect();
-    let results = ecrt_driver::batch::parallel_map(
-        &per_k,
-        2,
-        "timing",
-        || Ok::<_, anyhow::Error>(()),
-        |_, c| timing_of(c, false),
-    )?;
+    let results = parallel_map(&per_k, 2, "timing", || Ok::<_, anyhow::Error>(()), |_, c| timing_of(c, false))?;
     ks.into_iter().zip(results).map(|(k, t)| Ok((k, t?))).collect()
 }
 

@@ -176,8 +176,8 @@ impl AcceleratorConfig {
     /// per cycle, then presented), and 3 cycles of hand-over (the dispatcher's start, the paths'
     /// results into the correction, the correction's first limb to the collector).
     pub fn latency_cycles(&self) -> usize {
-        let layout = self.layout();
-        (layout.request_beats + layout.result_beats) * (self.lanes() + 1)
+        let layout = self.frame_layout().expect("a validated configuration has a layout");
+        (layout.request_beats + layout.result_beats) * (layout.lanes + 1)
             + self.cycles_per_decryption_path()
             + self.digits()
             + 3
@@ -187,21 +187,16 @@ impl AcceleratorConfig {
     /// limbs are taken; the next request's first beat is already waiting), plus the cycle of the
     /// registered ready.
     pub fn cycles_per_decryption_per_core(&self) -> usize {
-        let layout = self.layout();
-        let padding = layout.result_beats * self.lanes() - layout.result_words;
+        let layout = self.frame_layout().expect("a validated configuration has a layout");
+        let padding = layout.result_beats * layout.lanes - layout.result_words;
         self.latency_cycles() + 1 - padding
     }
     /// Cycles the stream ports need per decryption, the busier direction's: the request's beats
     /// on the way in, the result's on the way out, L + 1 cycles a beat. Cores share them, so
     /// more cores than period / this cannot all be kept busy.
     pub fn stream_cycles_per_decryption(&self) -> usize {
-        let layout = self.layout();
-        layout.request_beats.max(layout.result_beats) * (self.lanes() + 1)
-    }
-    /// The frame sizes, for a configuration whose stream width is one of the choices.
-    fn layout(&self) -> crate::interface::FrameLayout {
-        crate::interface::FrameLayout::new(self.digits(), self.stream_bits)
-            .expect("a validated configuration has a layout")
+        let layout = self.frame_layout().expect("a validated configuration has a layout");
+        layout.request_beats.max(layout.result_beats) * (layout.lanes + 1)
     }
     /// 32-bit lanes of a stream beat, L = stream_bits / 32.
     pub fn lanes(&self) -> usize {
