@@ -36,6 +36,8 @@ use crate::chip::{
 const TARGET_HOST_US: f64 = 5.0;
 /// Wall seconds per 2048-bit decryption in Verilator.
 const TARGET_SIM_S: f64 = 2.0;
+/// Longest register-to-register logic path (Yosys sta, no routing), ns.
+const TARGET_LOGIC_NS: f64 = 5.0;
 
 /// What made a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -396,8 +398,10 @@ fn configuration(config: &Value) -> Option<String> {
     if let Some(stream) = get(config, "stream_bits") {
         parts.push(format!("{}-bit streams", bits(stream)));
     }
-    if let Some(w) = get(config, "window_bits") {
-        parts.push(format!("windows of {} bits", int(w)));
+    match (config["schedule"].as_str(), get(config, "window_bits")) {
+        (Some("segmented"), _) => parts.push("segmented schedule".into()),
+        (_, Some(w)) => parts.push(format!("windows of {} bits", int(w))),
+        _ => {}
     }
     // Records made before the folding multiplier have no such field: one digit per step.
     match get(config, "digits_per_step") {
@@ -470,6 +474,15 @@ fn accelerator_rows(r: &Value) -> Vec<Row> {
             "projected decryptions/s, one xc7vx690t at 100 MHz",
             int(v),
             format!("≥ 3,466: {}", against(v, TARGET_THROUGHPUT, false)),
+        ));
+    }
+    if let Some(v) = get(r, "logic_delay_ns") {
+        let clock =
+            get(r, "plausible_clock_mhz").map(|c| format!(" (plausible clock {} MHz)", dec(c, 0))).unwrap_or_default();
+        rows.push(with_target(
+            "longest register-to-register path, logic only",
+            format!("{} ns{clock}", dec(v, 2)),
+            format!("≤ 5 ns: {}", against(v, TARGET_LOGIC_NS, true)),
         ));
     }
     if let Some(v) = get(r, "simulated_cycles_per_s") {
@@ -676,7 +689,11 @@ fn best_point(points: &[Value], key: &str, lowest: bool) -> Option<(String, Val)
 
 fn point_name(p: &Value) -> String {
     let part = |key: &str| get(p, key).map(int).unwrap_or_else(|| "?".into());
-    format!("k = {}, {}-bit windows", part("config.digits_per_step"), part("config.window_bits"))
+    let schedule = match p["config"]["schedule"].as_str() {
+        Some("segmented") => "segmented".to_string(),
+        _ => format!("{}-bit windows", part("config.window_bits")),
+    };
+    format!("k = {}, {schedule}", part("config.digits_per_step"))
 }
 
 fn explore_rows(r: &Value) -> Vec<Row> {
@@ -704,6 +721,7 @@ fn explore_rows(r: &Value) -> Vec<Row> {
             target("≥ 3,466", v, TARGET_THROUGHPUT, false),
         ));
     }
+    rows.extend(schedule_rows(points));
     for p in points {
         let mut parts = Vec::new();
         if let (Some(lat), Some(ms)) = (get(p, "latency_cycles"), get(p, "latency_ms_100mhz")) {
@@ -730,6 +748,47 @@ fn explore_rows(r: &Value) -> Vec<Row> {
             parts.push("**Pareto**".into());
         }
         rows.push(row(&point_name(p), parts.join("; ")));
+    }
+    rows
+}
+
+/// For each k swept with both schedules: the windows point of lowest latency against the
+/// segmented point, in latency and in DSP-cycles per decryption (throughput per DSP).
+fn schedule_rows(points: &[Value]) -> Vec<Row> {
+    let is = |p: &Value, schedule: &str| p["config"]["schedule"].as_str().unwrap_or("windows") == schedule;
+    let mut ks: Vec<u64> = points.iter().filter_map(|p| p["config"]["digits_per_step"].as_u64()).collect();
+    ks.sort_unstable();
+    ks.dedup();
+    let mut rows = Vec::new();
+    for k in ks {
+        let of_k = |schedule: &str| {
+            let mut pts: Vec<&Value> = points
+                .iter()
+                .filter(|p| p["config"]["digits_per_step"].as_u64() == Some(k) && is(p, schedule))
+                .collect();
+            pts.sort_by_key(|p| p["latency_cycles"].as_u64());
+            pts.first().copied()
+        };
+        let (Some(windows), Some(segmented)) = (of_k("windows"), of_k("segmented")) else { continue };
+        let figures = |p: &Value| Some((get(p, "latency_cycles")?, get(p, "dsp_cycles_per_decryption")?));
+        let (Some((wl, wd)), Some((sl, sd))) = (figures(windows), figures(segmented)) else { continue };
+        let better = |w: f64, s: f64| if w <= s { "windows" } else { "segmented" };
+        let window_bits = get(windows, "config.window_bits").map(int).unwrap_or_else(|| "?".into());
+        rows.push(row(
+            &format!("k = {k}: {window_bits}-bit windows against segmented"),
+            format!(
+                "latency {} against {} cycles (×{} for segmented); DSP-cycles per decryption {} M against {} M \
+                 (×{}); lower latency: {}, more throughput per DSP: {}",
+                int(wl),
+                int(sl),
+                dec(Val::one(sl.lo / wl.lo), 2),
+                dec(Val::one(wd.lo / 1e6), 1),
+                dec(Val::one(sd.lo / 1e6), 1),
+                dec(Val::one(sd.lo / wd.lo), 2),
+                better(wl.lo, sl.lo),
+                better(wd.lo, sd.lo)
+            ),
+        ));
     }
     rows
 }
@@ -838,13 +897,14 @@ fn cell(text: &str) -> String {
 
 /// The figures the README and docs/architecture.md point to: (kind, row), each taken from the
 /// first 2048-bit record of its kind that has it.
-const SUMMARY: [(Kind, &str); 13] = [
+const SUMMARY: [(Kind, &str); 14] = [
     (Kind::Accelerator, "latency, idle pipeline, first input beat to last output beat"),
     (Kind::Accelerator, "cycles per decryption, steady state, per core"),
     (Kind::Accelerator, "DSP48E1 / LUT / FF / LUTRAM / BRAM36 (Yosys estimate)"),
     (Kind::Accelerator, "DSP-cycles per decryption"),
     (Kind::Accelerator, "cores per xc7vx690t within 80 % of every resource"),
     (Kind::Accelerator, "projected decryptions/s, one xc7vx690t at 100 MHz"),
+    (Kind::Accelerator, "longest register-to-register path, logic only"),
     (Kind::Accelerator, "simulated cycles per second (Verilator)"),
     (Kind::Accelerator, "wall time per decryption in simulation"),
     (Kind::Explore, "lowest latency of the sweep"),

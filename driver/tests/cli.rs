@@ -525,7 +525,8 @@ fn device_nodes_that_are_regular_files_are_refused_untouched() {
 fn explore_sweeps_projects_and_plots() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("explore");
-    let sweep = ["explore", "--key-bits", "512", "--digits-per-step", "2", "--window-bits", "4,5", "--no-timing"];
+    // Both schedules by default: 4-bit windows and segmented.
+    let sweep = ["explore", "--key-bits", "512", "--digits-per-step", "2", "--window-bits", "4", "--no-timing"];
     let out = ecrt(&[&sweep[..], &["--out", out_dir.to_str().unwrap()]].concat(), "");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let table = String::from_utf8_lossy(&out.stdout);
@@ -541,8 +542,12 @@ fn explore_sweeps_projects_and_plots() {
         assert!(p["cores_per_xc7vx690t"].as_u64().unwrap() >= 1, "{p}");
         assert!(p["logic_delay_ns"].is_null(), "--no-timing");
     }
-    // A 256-bit exponent takes fewer multiplications in 4-bit windows than in 5-bit ones, on the
-    // same multiplier: the 4-bit point is faster and on the front.
+    // A 256-bit exponent takes 329 multiplications in 4-bit windows and 512 segmented, on the
+    // same multiplier: the windows point is faster and on the front.
+    assert_eq!(
+        (&points[0]["schedule"], &points[1]["schedule"]),
+        (&serde_json::json!("windows"), &serde_json::json!("segmented"))
+    );
     assert!(points[0]["latency_cycles"].as_u64() < points[1]["latency_cycles"].as_u64());
     assert_eq!(points[0]["dsp48e1"], points[1]["dsp48e1"]);
     assert_eq!(points[0]["pareto"], true);
@@ -552,6 +557,9 @@ fn explore_sweeps_projects_and_plots() {
     let bad = ecrt(&["explore", "--digits-per-step", "0", "--no-timing", "--out", out_dir.to_str().unwrap()], "");
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--digits-per-step 0"));
+    let bad = ecrt(&["explore", "--schedule", "spiral", "--no-timing", "--out", out_dir.to_str().unwrap()], "");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("`windows` or `segmented`"));
     let not_a_font = write(dir.path(), "font.ttf", "not a font");
     let bad = Command::new(env!("CARGO_BIN_EXE_ecrt"))
         .args(sweep)

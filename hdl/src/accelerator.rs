@@ -129,7 +129,7 @@ impl Accelerator {
             registers: Registers::new(config),
             stream_in: StreamIn::new(digits, lanes, cores, FRAME_TIMEOUT_CYCLES),
             cores: (0..cores)
-                .map(|_| DecryptCore::new(&config.fold_shape(), config.exponent_bits(), config.window_bits))
+                .map(|_| DecryptCore::new(&config.fold_shape(), config.exponent_bits(), config.golden_schedule()))
                 .collect(),
             stream_out: StreamOut::new(digits, lanes, cores),
             core_ready: many(cores),

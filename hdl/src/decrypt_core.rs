@@ -8,7 +8,7 @@ use crate::correction::Correction;
 use crate::modexp::ModExp;
 use crate::mul_add::{X_BITS, Y_BITS};
 use crate::slot_control::LoadTarget;
-use ecrt_golden::hw::FoldShape;
+use ecrt_golden::hw::{FoldShape, Schedule};
 use rust_hdl::prelude::*;
 
 /// Bits of a job tag.
@@ -65,8 +65,8 @@ pub struct DecryptCore {
 
 impl DecryptCore {
     /// A core for the moduli of `shape`'s folding multiplier (values of S = k·(m − 1) limbs),
-    /// exponents p − 1 of `exponent_bits` bits and `window_bits`-bit windows.
-    pub fn new(shape: &FoldShape, exponent_bits: usize, window_bits: usize) -> Self {
+    /// exponents p − 1 of `exponent_bits` bits and `schedule`.
+    pub fn new(shape: &FoldShape, exponent_bits: usize, schedule: Schedule) -> Self {
         let digits = shape.classic_digits();
         DecryptCore {
             clock: Default::default(),
@@ -84,7 +84,7 @@ impl DecryptCore {
             result_limb: Default::default(),
             result_take: Default::default(),
             busy: Default::default(),
-            engine: ModExp::new(shape, exponent_bits, window_bits, true),
+            engine: ModExp::new(shape, exponent_bits, schedule, true),
             correction: Correction::new(digits),
             state: Default::default(),
             tag: Default::default(),

@@ -117,9 +117,9 @@ pub fn emit(config: &AcceleratorConfig) -> Result<Emitted, ConfigError> {
 /// its ports directly).
 pub fn emit_modexp(config: &AcceleratorConfig) -> Result<Emitted, ConfigError> {
     config.validate()?;
-    let (shape, exponent_bits, window_bits) = (config.fold_shape(), config.exponent_bits(), config.window_bits);
+    let (shape, exponent_bits, schedule) = (config.fold_shape(), config.exponent_bits(), config.golden_schedule());
     let body = generate(move || {
-        let mut uut = ModExp::new(&shape, exponent_bits, window_bits, false);
+        let mut uut = ModExp::new(&shape, exponent_bits, schedule, false);
         uut.connect_all();
         generate_verilog(&uut)
     });
@@ -255,7 +255,7 @@ mod tests {
         assert_eq!((m.digits, m.cores, m.stream_bits, m.lanes), (36, 2, 128, 4));
         assert_eq!((m.request_words, m.request_beats, m.result_words, m.result_beats), (73, 19, 37, 10));
         assert_eq!(m.verilog, VERILOG_FILE);
-        assert_eq!(m.interface_version, "4.0");
+        assert_eq!(m.interface_version, "4.1");
         assert_eq!(m.registers["ID"], 0x000);
         assert_eq!(m.registers["KEY_DATA"], 0x04C);
         assert_eq!(m.registers.len(), REGISTERS.len());

@@ -14,7 +14,7 @@ use crate::many;
 use crate::montmul::MontMul;
 use crate::mul_add::{X_BITS, Y_BITS};
 use crate::slot_control::{LoadTarget, SlotControl};
-use ecrt_golden::hw::FoldShape;
+use ecrt_golden::hw::{FoldShape, Schedule};
 use rust_hdl::prelude::*;
 
 /// Two-slot modular exponentiation over `S` 17-bit digits.
@@ -64,9 +64,9 @@ pub struct ModExp {
 
 impl ModExp {
     /// A unit for the moduli of `shape`'s folding multiplier (values of S = k·(m − 1) limbs),
-    /// exponents of `exponent_bits` bits, and `window_bits`-bit windows; with `decrypt`, each slot
-    /// goes on to its prime's eCRT term.
-    pub fn new(shape: &FoldShape, exponent_bits: usize, window_bits: usize, decrypt: bool) -> Self {
+    /// exponents of `exponent_bits` bits, and `schedule` (see [`SlotControl::new`]); with
+    /// `decrypt`, each slot goes on to its prime's eCRT term.
+    pub fn new(shape: &FoldShape, exponent_bits: usize, schedule: Schedule, decrypt: bool) -> Self {
         let digits = shape.classic_digits();
         let m_hat_limbs = shape.modulus_limbs;
         ModExp {
@@ -88,8 +88,8 @@ impl ModExp {
             phase: Default::default(),
             multiplier: MontMul::new(digits),
             fold: FoldMul::new(shape),
-            slot0: SlotControl::new(digits, m_hat_limbs, exponent_bits, window_bits, decrypt),
-            slot1: SlotControl::new(digits, m_hat_limbs, exponent_bits, window_bits, decrypt),
+            slot0: SlotControl::new(digits, m_hat_limbs, exponent_bits, schedule, decrypt),
+            slot1: SlotControl::new(digits, m_hat_limbs, exponent_bits, schedule, decrypt),
             mm_result: many(digits),
         }
     }

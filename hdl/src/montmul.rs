@@ -20,7 +20,7 @@
 
 use crate::column::{Column, T_BITS};
 use crate::many;
-use crate::mul_add::{MulAddReg, X_BITS, Y_BITS};
+use crate::mul_add::{MulAddReg, P_BITS, X_BITS, Y_BITS};
 use crate::slot_operands::SlotOperands;
 use rust_hdl::prelude::*;
 
@@ -68,10 +68,18 @@ pub struct MontMul {
     /// The redundant sum T of the stage-1 slot (for tests: Σ t_j·2^(17j)).
     pub t: Vec<Signal<Out, Bits<T_BITS>>>,
     cols: Vec<Column>,
+    // The modulus limbs of the slot in stage 2 next cycle, registered: the slots' moduli come
+    // through their operation's multiplexer, which must not sit in front of stage 2's DSPs.
+    n_stage2: Vec<DFF<Bits<Y_BITS>>>,
     ph: DFF<bool>,
     operands0: SlotOperands,
     operands1: SlotOperands,
-    // Prefetch (the cycle before stage 1): the slot's next digit and a_i·b_0 mod 2^17.
+    // b_0·N' mod 2^17 of each slot's multiplicand, kept up to date, so that a prefetch can take
+    // a_i·b_0·N' and the quotient digit needs no addition before its multiplication.
+    b0_n_prime0: MulAddReg,
+    b0_n_prime1: MulAddReg,
+    // Prefetch (the cycle before stage 1): the slot's next digit, and a_i·b_0 (the first step) or
+    // a_i·b_0·N' (the others) mod 2^17.
     pre_a: DFF<Bits<Y_BITS>>,
     // A wide REDC's digit of C_hi, on its way to the top column's stage 2.
     pre_high: DFF<Bits<Y_BITS>>,
@@ -110,6 +118,7 @@ impl MontMul {
             busy1: Default::default(),
             t: many(digits),
             cols: many(digits),
+            n_stage2: many(digits),
             ph: Default::default(),
             operands0: SlotOperands::new(digits),
             operands1: SlotOperands::new(digits),
@@ -119,6 +128,8 @@ impl MontMul {
             redc: Default::default(),
             decrement: Default::default(),
             pre_ab0: Default::default(),
+            b0_n_prime0: Default::default(),
+            b0_n_prime1: Default::default(),
             pre_valid: Default::default(),
             pre_first: Default::default(),
             pre_last: Default::default(),
@@ -142,7 +153,7 @@ impl Logic for MontMul {
         dff_setup!(
             self, clock, ph, pre_a, pre_high, s1_high, pre_valid, pre_first, pre_last, s2_valid, s2_last, done_r
         );
-        clock!(self, clock, pre_ab0, quotient, operands0, operands1);
+        clock!(self, clock, pre_ab0, b0_n_prime0, b0_n_prime1, quotient, operands0, operands1);
         self.ph.d.next = !self.ph.q.val();
         self.phase.next = self.ph.q.val();
         self.busy0.next = self.operands0.busy.val();
@@ -150,8 +161,19 @@ impl Logic for MontMul {
         self.done.next = self.done_r.q.val();
         self.done_r.d.next = false;
 
+        // Each slot's b_0·N' (its operands and N' hold for the whole multiplication: valid from
+        // the cycle after its first prefetch on).
+        for j in 0..1 {
+            self.b0_n_prime0.x.next = self.operands0.b[j].val();
+            self.b0_n_prime1.x.next = self.operands1.b[j].val();
+        }
+        self.b0_n_prime0.y.next = self.n_prime0.val();
+        self.b0_n_prime1.y.next = self.n_prime1.val();
+        self.b0_n_prime0.c.next = 0.into();
+        self.b0_n_prime1.c.next = 0.into();
+
         // Prefetch for the slot that enters stage 1 next cycle (slot !ph): its next multiplier
-        // digit, and a_i·b_0 for the quotient.
+        // digit, and a_i·b_0 (first step) or a_i·b_0·N' (the others) for the quotient.
         self.operands0.advance.next = self.ph.q.val();
         self.operands1.advance.next = !self.ph.q.val();
         self.pre_ab0.c.next = 0.into();
@@ -168,8 +190,11 @@ impl Logic for MontMul {
                 }
                 self.pre_high.d.next = self.operands0.digit.val();
             }
-            for j in 0..1 {
-                self.pre_ab0.x.next = self.operands0.b[j].val();
+            self.pre_ab0.x.next = bit_cast::<X_BITS, Y_BITS>(self.b0_n_prime0.p.val().get_bits::<Y_BITS>(0));
+            if self.operands0.first.val() {
+                for j in 0..1 {
+                    self.pre_ab0.x.next = self.operands0.b[j].val();
+                }
             }
         } else {
             self.pre_valid.d.next = self.operands1.pending.val();
@@ -184,20 +209,26 @@ impl Logic for MontMul {
                 }
                 self.pre_high.d.next = self.operands1.digit.val();
             }
-            for j in 0..1 {
-                self.pre_ab0.x.next = self.operands1.b[j].val();
+            self.pre_ab0.x.next = bit_cast::<X_BITS, Y_BITS>(self.b0_n_prime1.p.val().get_bits::<Y_BITS>(0));
+            if self.operands1.first.val() {
+                for j in 0..1 {
+                    self.pre_ab0.x.next = self.operands1.b[j].val();
+                }
             }
         }
         self.pre_ab0.y.next = self.pre_a.d.val();
 
         // Stage 1 (slot ph): a_i·b_j in every column; the quotient digit
-        // q_i = (t_0 + a_i·b_0 mod 2^17)·N' mod 2^17, registered for stage 2.
-        self.quotient.c.next = 0.into();
+        // q_i = (t_0 + a_i·b_0)·N' mod 2^17 = t_0·N' + (a_i·b_0·N' mod 2^17), registered for stage
+        // 2: one DSP multiply-add, no carry chain in front of it. The first step (T = 0) takes
+        // (a_0·b_0 mod 2^17)·N'.
+        self.quotient.c.next = bit_cast::<P_BITS, Y_BITS>(self.pre_ab0.p.val().get_bits::<Y_BITS>(0));
         for j in 0..1 {
-            self.q_in.next = self.pre_ab0.p.val().get_bits::<Y_BITS>(0) + self.cols[j].t.val().get_bits::<Y_BITS>(0);
-            if self.pre_first.q.val() {
-                self.q_in.next = self.pre_ab0.p.val().get_bits::<Y_BITS>(0);
-            }
+            self.q_in.next = self.cols[j].t.val().get_bits::<Y_BITS>(0);
+        }
+        if self.pre_first.q.val() {
+            self.q_in.next = self.pre_ab0.p.val().get_bits::<Y_BITS>(0);
+            self.quotient.c.next = 0.into();
         }
         self.quotient.x.next = bit_cast::<X_BITS, Y_BITS>(self.q_in.val());
         self.quotient.y.next = self.n_prime0.val();
@@ -213,12 +244,14 @@ impl Logic for MontMul {
             self.cols[j].a.next = self.pre_a.q.val();
             self.cols[j].first.next = self.pre_first.q.val();
             self.cols[j].q.next = self.quotient.p.val().get_bits::<Y_BITS>(0);
+            self.n_stage2[j].clock.next = self.clock.val();
+            self.cols[j].n.next = self.n_stage2[j].q.val();
             if self.ph.q.val() {
                 self.cols[j].b.next = self.operands1.b[j].val();
-                self.cols[j].n.next = self.n0[j].val();
+                self.n_stage2[j].d.next = self.n1[j].val();
             } else {
                 self.cols[j].b.next = self.operands0.b[j].val();
-                self.cols[j].n.next = self.n1[j].val();
+                self.n_stage2[j].d.next = self.n0[j].val();
             }
             self.t[j].next = self.cols[j].t.val();
         }

@@ -97,6 +97,7 @@ pub struct Registers {
     digits_value: Constant<Bits<32>>,
     window_bits_value: Constant<Bits<32>>,
     digits_per_step_value: Constant<Bits<32>>,
+    schedule_value: Constant<Bits<32>>,
     stream_bits_value: Constant<Bits<32>>,
     limb_bits_value: Constant<Bits<32>>,
     // The fields' bits, from the contract.
@@ -120,6 +121,7 @@ pub struct Registers {
     at_digits: Constant<Bits<ADDRESS_BITS>>,
     at_window_bits: Constant<Bits<ADDRESS_BITS>>,
     at_digits_per_step: Constant<Bits<ADDRESS_BITS>>,
+    at_schedule: Constant<Bits<ADDRESS_BITS>>,
     at_stream_bits: Constant<Bits<ADDRESS_BITS>>,
     at_limb_bits: Constant<Bits<ADDRESS_BITS>>,
     at_status: Constant<Bits<ADDRESS_BITS>>,
@@ -227,6 +229,7 @@ impl Registers {
             digits_value: word(digits),
             window_bits_value: word(window_bits),
             digits_per_step_value: word(digits_per_step),
+            schedule_value: word(config.schedule.register_value() as usize),
             stream_bits_value: word(stream_bits),
             limb_bits_value: word(LIMB_BITS),
             begin_bit: word(KEY_CONTROL_BEGIN as usize),
@@ -248,6 +251,7 @@ impl Registers {
             at_digits: at(REG_DIGITS),
             at_window_bits: at(REG_WINDOW_BITS),
             at_digits_per_step: at(REG_DIGITS_PER_STEP),
+            at_schedule: at(REG_SCHEDULE),
             at_stream_bits: at(REG_STREAM_BITS),
             at_limb_bits: at(REG_LIMB_BITS),
             at_status: at(REG_STATUS),
@@ -418,6 +422,9 @@ impl Logic for Registers {
         }
         if self.read_at.val() == self.at_digits_per_step.val() {
             self.read_value.next = self.digits_per_step_value.val();
+        }
+        if self.read_at.val() == self.at_schedule.val() {
+            self.read_value.next = self.schedule_value.val();
         }
         if self.read_at.val() == self.at_window_bits.val() {
             self.read_value.next = self.window_bits_value.val();

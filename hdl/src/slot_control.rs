@@ -10,6 +10,11 @@
 //! 3. acc = T[top window]; then per remaining window: w squarings, one multiplication by T[window];
 //! 4. acc·1 (out of the domain): x = c^e mod N, fully reduced (< N for a base coprime to N).
 //!
+//! The segmented schedule (`ecrt_golden::hw::Schedule::RightToLeft`, one segment: the slot runs
+//! the whole exponent) replaces steps 2 and 3: acc = R mod N (T[0]), sq = x̃ (T[2]); per exponent
+//! bit, least significant first, acc·sq (kept as acc, in T[1], when the bit is 1) and sq·sq, two
+//! multiplications whatever the bit; then acc·1. The exponent loads in 1-bit windows.
+//!
 //! A decryption slot (`decrypt`) goes on with the eCRT path of its prime (golden model:
 //! `ecrt_golden::hw::EcrtHwKey`), switching the multiplier's modulus per operation:
 //! 5. L = REDC_{R−p}(x − 1) = (x − 1)/p, the exact division;
@@ -17,6 +22,7 @@
 
 use crate::many;
 use crate::mul_add::{X_BITS, Y_BITS};
+use ecrt_golden::hw::Schedule;
 use rust_hdl::prelude::*;
 
 /// Bits of a table address and of a window: windows up to 6 bits.
@@ -63,6 +69,15 @@ impl From<ecrt_contract::host::LoadTarget> for LoadTarget {
     }
 }
 
+/// Bits of an exponent window as the slot loads it: the window width, or 1 for the segmented
+/// schedule (which takes the exponent a bit at a time).
+pub fn exponent_window_bits(schedule: Schedule) -> usize {
+    match schedule {
+        Schedule::FixedWindow { window_bits } => window_bits as usize,
+        Schedule::RightToLeft { .. } => 1,
+    }
+}
+
 /// The sequencer's state.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum SlotState {
@@ -73,6 +88,10 @@ pub enum SlotState {
     Table,
     Square,
     Multiply,
+    /// Segmented: acc·sq in flight.
+    BitProduct,
+    /// Segmented: sq·sq in flight.
+    BitSquare,
     FromMontgomery,
     Divide,
     Scale,
@@ -128,8 +147,11 @@ pub struct SlotControl {
     pub busy: Signal<Out, bool>,
     window_bits: Constant<Bits<4>>,
     windows: Constant<Bits<WINDOW_COUNT_BITS>>,
+    // 2^w − 1: the table's last entry, and the mask of a window's bits (the bits above it are
+    // never loaded, so synthesis drops them).
     table_last: Constant<Bits<WINDOW_BITS_MAX>>,
     decrypt: Constant<bool>,
+    segmented: Constant<bool>,
     state: DFF<SlotState>,
     modulus: Vec<DFF<Bits<Y_BITS>>>,
     n_prime: DFF<Bits<Y_BITS>>,
@@ -149,6 +171,10 @@ pub struct SlotControl {
     table_index: DFF<Bits<WINDOW_BITS_MAX>>,
     squares_left: DFF<Bits<4>>,
     windows_left: DFF<Bits<WINDOW_COUNT_BITS>>,
+    // Segmented: acc has been written to T[1] (until then it is T[0] = R mod N).
+    acc_set: DFF<bool>,
+    // Segmented: the exponent bit of the current step.
+    exponent_bit: Signal<Local, bool>,
     // The table entry T[exponent[0]] as read last cycle, or bypassed.
     entry: Vec<Signal<Local, Bits<X_BITS>>>,
     read_address: DFF<Bits<WINDOW_BITS_MAX>>,
@@ -184,9 +210,16 @@ pub enum Operand {
 
 impl SlotControl {
     /// A slot for `digits`-limb operands, moduli of `modulus_limbs` limbs (M̂'s), exponents of
-    /// `exponent_bits` bits and `window_bits`-bit windows; with `decrypt`, it goes on from the
-    /// exponentiation to its prime's eCRT term.
-    pub fn new(digits: usize, modulus_limbs: usize, exponent_bits: usize, window_bits: usize, decrypt: bool) -> Self {
+    /// `exponent_bits` bits and `schedule` (fixed windows of up to [`WINDOW_BITS_MAX`] bits, or
+    /// right to left in one segment); with `decrypt`, it goes on from the exponentiation to its
+    /// prime's eCRT term.
+    pub fn new(digits: usize, modulus_limbs: usize, exponent_bits: usize, schedule: Schedule, decrypt: bool) -> Self {
+        let segmented = matches!(schedule, Schedule::RightToLeft { .. });
+        assert!(
+            !segmented || schedule == Schedule::RightToLeft { segments: 1 },
+            "a slot runs its exponent as one segment"
+        );
+        let window_bits = exponent_window_bits(schedule);
         assert!((1..=WINDOW_BITS_MAX).contains(&window_bits), "windows of 1 to {WINDOW_BITS_MAX} bits");
         let windows = exponent_bits.div_ceil(window_bits);
         assert!((1..1 << WINDOW_COUNT_BITS).contains(&windows), "too many windows");
@@ -218,6 +251,7 @@ impl SlotControl {
             windows: Constant::new((windows as u64).into()),
             table_last: Constant::new(((1u64 << window_bits) - 1).into()),
             decrypt: Constant::new(decrypt),
+            segmented: Constant::new(segmented),
             state: Default::default(),
             modulus: many(digits),
             n_prime: Default::default(),
@@ -236,6 +270,8 @@ impl SlotControl {
             table_index: Default::default(),
             squares_left: Default::default(),
             windows_left: Default::default(),
+            acc_set: Default::default(),
+            exponent_bit: Default::default(),
             entry: many(digits),
             read_address: Default::default(),
             write_address: Default::default(),
@@ -261,6 +297,7 @@ impl Logic for SlotControl {
             table_index,
             squares_left,
             windows_left,
+            acc_set,
             read_address
         );
         self.busy.next = self.state.q.val() != SlotState::Idle;
@@ -273,15 +310,31 @@ impl Logic for SlotControl {
         self.on_fold.next = (self.state.q.val() == SlotState::ToMontgomery)
             | (self.state.q.val() == SlotState::Table)
             | (self.state.q.val() == SlotState::Square)
-            | (self.state.q.val() == SlotState::Multiply);
+            | (self.state.q.val() == SlotState::Multiply)
+            | (self.state.q.val() == SlotState::BitProduct)
+            | (self.state.q.val() == SlotState::BitSquare);
         self.write_enable.next = false;
         self.write_address.next = self.table_index.q.val();
         self.rotate.next = false;
         self.a_from.next = Operand::Result;
         self.b_from.next = Operand::Result;
-        // The table entry of the current window, read with last cycle's address.
-        for i in 0..1 {
-            self.read_address.d.next = self.exponent[i].q.val();
+        // The table entry of the current window, read with last cycle's address. Segmented: sq
+        // (T[2]) while acc·sq is in flight, for the squaring that follows it; acc otherwise.
+        if self.segmented.val() {
+            self.read_address.d.next = 0.into();
+            if self.acc_set.q.val() {
+                self.read_address.d.next = 1.into();
+            }
+            if self.state.q.val() == SlotState::BitProduct {
+                self.read_address.d.next = 2.into();
+            }
+        } else {
+            for i in 0..1 {
+                self.read_address.d.next = self.exponent[i].q.val();
+            }
+        }
+        for i in (self.exponent.len() - 1)..self.exponent.len() {
+            self.exponent_bit.next = self.exponent[i].q.val().get_bit(0);
         }
 
         // The multiplier's modulus: the operation's (the state names the multiplication in flight).
@@ -407,7 +460,8 @@ impl Logic for SlotControl {
                         self.exponent[i].d.next = self.exponent[i + 1].q.val();
                     }
                     for i in (self.exponent.len() - 1)..self.exponent.len() {
-                        self.exponent[i].d.next = self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0);
+                        self.exponent[i].d.next =
+                            self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0) & self.table_last.val();
                     }
                 }
                 LoadTarget::MHat => {
@@ -424,6 +478,7 @@ impl Logic for SlotControl {
         match self.state.q.val() {
             SlotState::Idle => {
                 if self.start.val() {
+                    self.acc_set.d.next = false;
                     self.state.d.next = SlotState::Waiting;
                 }
             }
@@ -446,14 +501,22 @@ impl Logic for SlotControl {
             SlotState::ToMontgomery => {
                 if self.mm_done.val() {
                     self.write_enable.next = true;
-                    self.write_address.next = 1.into();
-                    for j in 0..self.x_mont.len() {
-                        self.x_mont[j].d.next = self.mm_result[j].val();
-                    }
                     self.issue.next = true;
-                    // T[2] = x̃·x̃ (unless 1-bit windows: then the table is complete).
-                    self.table_index.d.next = 2.into();
-                    self.state.d.next = SlotState::Table;
+                    if self.segmented.val() {
+                        // sq = x̃ into T[2]; the first bit's acc·sq, acc = R mod N.
+                        self.write_address.next = 2.into();
+                        self.a_from.next = Operand::Entry;
+                        self.windows_left.d.next = self.windows.val();
+                        self.state.d.next = SlotState::BitProduct;
+                    } else {
+                        self.write_address.next = 1.into();
+                        for j in 0..self.x_mont.len() {
+                            self.x_mont[j].d.next = self.mm_result[j].val();
+                        }
+                        // T[2] = x̃·x̃ (unless 1-bit windows: then the table is complete).
+                        self.table_index.d.next = 2.into();
+                        self.state.d.next = SlotState::Table;
+                    }
                 }
             }
             SlotState::Table => {
@@ -482,6 +545,36 @@ impl Logic for SlotControl {
                     self.windows_left.d.next = self.windows_left.q.val() - 1;
                     self.squares_left.d.next = self.window_bits.val() - 1;
                     self.state.d.next = SlotState::Square;
+                    if self.windows_left.q.val() == 1 {
+                        self.b_from.next = Operand::Unit;
+                        self.state.d.next = SlotState::FromMontgomery;
+                    }
+                }
+            }
+            SlotState::BitProduct => {
+                if self.mm_done.val() {
+                    // acc = acc·sq if the bit is 1 (the product is computed either way); sq·sq.
+                    if self.exponent_bit.val() {
+                        self.write_enable.next = true;
+                        self.write_address.next = 1.into();
+                        self.acc_set.d.next = true;
+                    }
+                    self.issue.next = true;
+                    self.a_from.next = Operand::Entry;
+                    self.b_from.next = Operand::Entry;
+                    self.state.d.next = SlotState::BitSquare;
+                }
+            }
+            SlotState::BitSquare => {
+                if self.mm_done.val() {
+                    // sq into T[2]; the next bit's acc·sq, or after the last bit acc·1.
+                    self.write_enable.next = true;
+                    self.write_address.next = 2.into();
+                    self.rotate.next = true;
+                    self.windows_left.d.next = self.windows_left.q.val() - 1;
+                    self.issue.next = true;
+                    self.a_from.next = Operand::Entry;
+                    self.state.d.next = SlotState::BitProduct;
                     if self.windows_left.q.val() == 1 {
                         self.b_from.next = Operand::Unit;
                         self.state.d.next = SlotState::FromMontgomery;
@@ -522,6 +615,7 @@ impl Logic for SlotControl {
         // The table is complete: acc = T[top window], then its first squaring (or, for a single
         // window, straight out of the domain).
         self.table_complete.next = self.mm_done.val()
+            & !self.segmented.val()
             & (((self.state.q.val() == SlotState::ToMontgomery) & (self.table_last.val() == 1))
                 | ((self.state.q.val() == SlotState::Table) & (self.table_index.q.val() == self.table_last.val())));
         if self.table_complete.val() {
@@ -541,17 +635,30 @@ impl Logic for SlotControl {
         self.issue_fold.next = (self.state.d.val() == SlotState::ToMontgomery)
             | (self.state.d.val() == SlotState::Table)
             | (self.state.d.val() == SlotState::Square)
-            | (self.state.d.val() == SlotState::Multiply);
+            | (self.state.d.val() == SlotState::Multiply)
+            | (self.state.d.val() == SlotState::BitProduct)
+            | (self.state.d.val() == SlotState::BitSquare);
 
-        // The exponent rotates by one window as each window is consumed: after W rotations it
-        // is back as loaded, ready for the next base.
+        // The exponent rotates by one window as each window is consumed (segmented: the other way,
+        // least significant bit first): after W rotations it is back as loaded, for the next base.
         if self.rotate.val() {
-            for i in 0..(self.exponent.len() - 1) {
-                self.exponent[i].d.next = self.exponent[i + 1].q.val();
-            }
-            for i in (self.exponent.len() - 1)..self.exponent.len() {
-                for k in 0..1 {
-                    self.exponent[i].d.next = self.exponent[k].q.val();
+            if self.segmented.val() {
+                for i in 1..self.exponent.len() {
+                    self.exponent[i].d.next = self.exponent[i - 1].q.val();
+                }
+                for i in 0..1 {
+                    for k in (self.exponent.len() - 1)..self.exponent.len() {
+                        self.exponent[i].d.next = self.exponent[k].q.val();
+                    }
+                }
+            } else {
+                for i in 0..(self.exponent.len() - 1) {
+                    self.exponent[i].d.next = self.exponent[i + 1].q.val();
+                }
+                for i in (self.exponent.len() - 1)..self.exponent.len() {
+                    for k in 0..1 {
+                        self.exponent[i].d.next = self.exponent[k].q.val();
+                    }
                 }
             }
         }
@@ -616,8 +723,15 @@ mod tests {
 
     #[test]
     fn slot_control_is_synthesizable() {
-        let mut uut = SlotControl::new(3, 2, 10, 2, true);
+        let mut uut = SlotControl::new(3, 2, 10, Schedule::FixedWindow { window_bits: 2 }, true);
         uut.connect_all();
         yosys_validate("ecrt_slot_control", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
+    fn segmented_slot_control_is_synthesizable() {
+        let mut uut = SlotControl::new(3, 2, 10, Schedule::RightToLeft { segments: 1 }, true);
+        uut.connect_all();
+        yosys_validate("ecrt_slot_control_segmented", &generate_verilog(&uut)).unwrap();
     }
 }

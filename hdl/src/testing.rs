@@ -59,3 +59,18 @@ where
     sim.run(Box::new(uut), 10 * (cycles as u64 + 2)).expect("simulation failed");
     Arc::try_unwrap(trace).ok().expect("simulation finished").into_inner().unwrap()
 }
+
+/// The multiplications of an exponentiation's schedule, as values, in the order a slot performs
+/// them: the table, then each window's squarings and table multiplication; or, segmented, per bit
+/// acc·sq then sq².
+pub fn schedule_products(states: &ecrt_golden::hw::ExpStates<ecrt_golden::hw::FoldValue>) -> Vec<num_bigint::BigUint> {
+    use ecrt_golden::hw::ExpStates;
+    match states {
+        ExpStates::FixedWindow { table, windows } => table[2..]
+            .iter()
+            .map(|t| t.value())
+            .chain(windows[1..].iter().flat_map(|w| w.squares.iter().chain([&w.acc]).map(|v| v.value())))
+            .collect(),
+        ExpStates::RightToLeft { bits, .. } => bits.iter().flat_map(|b| [b.product.value(), b.sq.value()]).collect(),
+    }
+}

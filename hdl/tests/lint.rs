@@ -17,6 +17,7 @@ const JUSTIFIED: &[(&str, &str)] = &[
     ("UNUSEDSIGNAL", "cols$N$t_hi"),
     ("UNUSEDSIGNAL", "pre_abN$p"),
     ("UNUSEDSIGNAL", "quotient$p"),
+    ("UNUSEDSIGNAL", "bN_n_primeN$p"),
     ("UNUSEDSIGNAL", "write_data"),
     ("UNUSEDSIGNAL", "engine$busyN"),
     ("UNUSEDSIGNAL", "engine$mul_done"),
@@ -30,6 +31,17 @@ const JUSTIFIED: &[(&str, &str)] = &[
 #[test]
 fn emitted_accelerator_lints_clean_but_for_the_justified_warnings() {
     let config = AcceleratorConfig { key_bits: 512, window_bits: 3, cores: 2, stream_bits: 128, ..Default::default() };
+    lint(&emit(&config).unwrap());
+}
+
+#[test]
+fn emitted_segmented_accelerator_lints_clean_but_for_the_justified_warnings() {
+    let config = AcceleratorConfig {
+        key_bits: 512,
+        window_bits: 1,
+        schedule: ecrt_contract::config::ExponentSchedule::Segmented,
+        ..Default::default()
+    };
     lint(&emit(&config).unwrap());
 }
 

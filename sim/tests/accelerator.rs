@@ -2,9 +2,9 @@
 //! Verilator, driven through its AXI4-Lite and AXI4-Stream ports as the XDMA IP drives them, against
 //! the golden model and the phe vectors.
 
-use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
 use ecrt_contract::interface::{self as itf, encode_request_words};
-use ecrt_golden::hw::{FoldEcrtKey, Schedule};
+use ecrt_golden::hw::FoldEcrtKey;
 use ecrt_golden::phe_format::read_private_key;
 use ecrt_golden::prime::random_prime;
 use ecrt_sim::accelerator::{AcceleratorSim, OutputPacing, RunReport};
@@ -18,14 +18,16 @@ use std::path::PathBuf;
 const KEY_ID: u8 = 7;
 
 fn build(key_bits: usize, cores: usize, stream_bits: usize) -> AcceleratorSim {
-    let config = AcceleratorConfig { key_bits, cores, stream_bits, ..Default::default() };
-    AcceleratorSim::build(&config, &BuildOptions { progress: true, ..Default::default() }, false).unwrap()
+    build_config(&AcceleratorConfig { key_bits, cores, stream_bits, ..Default::default() })
+}
+
+fn build_config(config: &AcceleratorConfig) -> AcceleratorSim {
+    AcceleratorSim::build(config, &BuildOptions { progress: true, ..Default::default() }, false).unwrap()
 }
 
 fn hw_key(p: &BigUint, q: &BigUint, sim: &AcceleratorSim) -> FoldEcrtKey {
     let config = &sim.manifest().config;
-    let w = config.window_bits as u32;
-    FoldEcrtKey::new(p, q, config.digits_per_step, Schedule::FixedWindow { window_bits: w }).unwrap()
+    FoldEcrtKey::new(p, q, config.digits_per_step, config.golden_schedule()).unwrap()
 }
 
 fn random_key(key_bits: u64, rng: &mut rand::rngs::StdRng) -> (BigUint, BigUint) {
@@ -74,9 +76,14 @@ fn vectors(bits: u32) -> serde_json::Value {
 /// The phe vectors of one size decrypt to phe's raw plaintexts on `cores` cores (`take` of them:
 /// all, or a few for the quick suite).
 fn check_phe_vectors(bits: u32, cores: usize, take: usize) {
-    let file = vectors(bits);
+    check_phe_vectors_on(&AcceleratorConfig { key_bits: bits as usize, cores, ..Default::default() }, take);
+}
+
+fn check_phe_vectors_on(config: &AcceleratorConfig, take: usize) {
+    let (bits, cores) = (config.key_bits, config.cores);
+    let file = vectors(bits as u32);
     let key = read_private_key(&file["private_key"].to_string()).unwrap();
-    let mut sim = build(bits as usize, cores, 256);
+    let mut sim = build_config(config);
     let hw = hw_key(key.p(), key.q(), &sim);
     sim.load_key(&hw, KEY_ID).unwrap();
     let cases: Vec<&serde_json::Value> = file["cases"].as_array().unwrap().iter().take(take).collect();
@@ -118,6 +125,19 @@ fn every_phe_vector() {
     check_phe_vectors(3072, 1, usize::MAX);
 }
 
+/// Every 1024-bit phe vector on the segmented schedule (a model of its own: `scripts/test --full`).
+#[test]
+#[ignore = "slow: a 1024-bit segmented model of its own; scripts/test --full runs it"]
+fn every_phe_vector_segmented() {
+    let config = AcceleratorConfig {
+        key_bits: 1024,
+        schedule: ExponentSchedule::Segmented,
+        window_bits: 1,
+        ..Default::default()
+    };
+    check_phe_vectors_on(&config, usize::MAX);
+}
+
 /// Random batches with the result stream stalled two cycles in three, on a 64-bit stream and on
 /// a 256-bit one (the models the other tests build): nothing lost, every plaintext right.
 #[test]
@@ -152,19 +172,42 @@ fn random_batches(stream_widths: &[usize]) {
 /// different keys of the same size.
 #[test]
 fn constant_time() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(10);
-    let mut sim = build(1024, 1, 256);
+    check_constant_time(&mut build(1024, 1, 256), 10);
+}
+
+/// The segmented schedule (512 bits, the default k): right plaintexts, in constant time, at the
+/// formulas' latency and pace; the card says which schedule it runs.
+#[test]
+fn segmented_schedule() {
+    let config = AcceleratorConfig {
+        key_bits: 512,
+        schedule: ExponentSchedule::Segmented,
+        window_bits: 1,
+        ..Default::default()
+    };
+    let mut sim = build_config(&config);
+    assert_eq!(sim.read_register(itf::REG_SCHEDULE).unwrap(), ExponentSchedule::Segmented.register_value());
+    assert_eq!(sim.read_register(itf::REG_WINDOW_BITS).unwrap(), 1);
+    check_constant_time(&mut sim, 12);
+}
+
+/// Decrypts edge-case and random ciphertexts one at a time under two random keys, then three back
+/// to back: every plaintext right, every idle latency the same and the formula's, every gap
+/// between back-to-back results the pace formula's.
+fn check_constant_time(sim: &mut AcceleratorSim, seed: u64) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let key_bits = sim.manifest().config.key_bits as u64;
     let mut latencies = Vec::new();
     for _ in 0..2 {
-        let (p, q) = random_key(1024, &mut rng);
-        let hw = hw_key(&p, &q, &sim);
+        let (p, q) = random_key(key_bits, &mut rng);
+        let hw = hw_key(&p, &q, sim);
         sim.load_key(&hw, KEY_ID).unwrap();
         let mut ciphertexts = random_units(&hw, 2, &mut rng);
         ciphertexts.extend([BigUint::one(), hw.classic().n_squared() - 1u32]);
         for c in &ciphertexts {
             // One at a time: an idle pipeline for each.
-            let frames = requests(&sim, std::slice::from_ref(c), KEY_ID);
-            let report = run(&mut sim, &frames, OutputPacing::Always);
+            let frames = requests(sim, std::slice::from_ref(c), KEY_ID);
+            let report = run(sim, &frames, OutputPacing::Always);
             assert_eq!(report.jobs[0].result.plaintext, hw.decrypt(c).unwrap());
             latencies.push(report.jobs[0].latency());
         }
@@ -173,12 +216,15 @@ fn constant_time() {
     let config = sim.manifest().config.clone();
     assert_eq!(latencies[0], config.latency_cycles() as u64, "the latency formula");
     // Back to back, one core: results leave at the formula's pace (every gap, not an average).
-    let (p, q) = random_key(1024, &mut rng);
-    let hw = hw_key(&p, &q, &sim);
+    let (p, q) = random_key(key_bits, &mut rng);
+    let hw = hw_key(&p, &q, sim);
     sim.load_key(&hw, KEY_ID).unwrap();
     let ciphertexts = random_units(&hw, 3, &mut rng);
-    let frames = requests(&sim, &ciphertexts, KEY_ID);
-    let report = run(&mut sim, &frames, OutputPacing::Always);
+    let frames = requests(sim, &ciphertexts, KEY_ID);
+    let report = run(sim, &frames, OutputPacing::Always);
+    for (job, c) in report.jobs.iter().zip(&ciphertexts) {
+        assert_eq!(job.result.plaintext, hw.decrypt(c).unwrap());
+    }
     let ends: Vec<u64> = report.jobs.iter().map(|j| j.last_out).collect();
     for gap in ends.windows(2).map(|w| w[1] - w[0]) {
         assert_eq!(gap, config.cycles_per_decryption_per_core() as u64, "the pace formula: ends {ends:?}");

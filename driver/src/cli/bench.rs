@@ -38,9 +38,9 @@ pub struct Args {
     /// The simulated accelerator (sim): its top's parameters.
     #[command(flatten)]
     pub top: crate::cli::rtl::TopArgs,
-    /// The simulated accelerator's exponent window width (sim).
-    #[arg(long, default_value_t = 5)]
-    pub window_bits: usize,
+    /// The accelerator's exponent schedule.
+    #[command(flatten)]
+    pub schedule: crate::cli::rtl::ScheduleArgs,
     /// Skip the Yosys resource estimate (sim; the resource fields are then null).
     #[arg(long)]
     pub no_estimate: bool,

@@ -66,7 +66,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
     eprintln!("ecrt bench: generating a {}-bit key and {count} ciphertexts", args.key_bits);
     let key = PrivateKey::generate(args.key_bits, &mut rng)?;
-    let config = args.top.config_for_key(&key, args.window_bits);
+    let config = args.top.config_for_key(&key, &args.schedule);
     let measured = measure_host_overhead(&key, &config, args.device.as_deref(), count, args.rounds)?;
     crate::cli::emit_report(&measured.report, args.json, args.out.as_ref(), print_table)?;
     Ok(ExitCode::SUCCESS)

@@ -21,7 +21,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
     eprintln!("ecrt bench: generating a {}-bit key and {} ciphertexts", args.key_bits, count);
     let key = PrivateKey::generate(args.key_bits, &mut rng)?;
-    let config = args.top.config_for_key(&key, args.window_bits);
+    let config = args.top.config_for_key(&key, &args.schedule);
     let n = key.public().n();
     let mut scratch = Scratch::new()?;
     let plaintexts: Vec<BigUint> = (0..count).map(|_| rng.gen_biguint_below(n)).collect();
@@ -100,6 +100,7 @@ fn report(
         "cores": config.cores,
         "digits_per_step": config.digits_per_step,
         "window_bits": config.window_bits,
+        "schedule": config.schedule_label(),
         "count": batch.jobs.len(),
         "latency_cycles": idle.jobs[0].latency(),
         "latency_cycles_min": latencies.iter().min(),
@@ -128,12 +129,12 @@ fn report(
 
 fn print_table(report: &serde_json::Value) {
     println!(
-        "ecrt bench (Verilator model, {}-bit key, {} core(s), {} digits per step, {}-bit windows, {} decryptions, \
+        "ecrt bench (Verilator model, {}-bit key, {} core(s), {} digits per step, {} schedule, {} decryptions, \
          all verified: {})",
         report["key_bits"],
         report["cores"],
         report["digits_per_step"],
-        report["window_bits"],
+        report["schedule"].as_str().unwrap_or("?"),
         report["count"],
         report["verified"]
     );

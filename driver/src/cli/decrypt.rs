@@ -44,9 +44,9 @@ pub struct Args {
     /// The simulated accelerator (`--backend sim`): the key size comes from the key.
     #[command(flatten)]
     top: TopArgs,
-    /// The simulated accelerator's exponent window width.
-    #[arg(long, default_value_t = 5)]
-    window_bits: usize,
+    /// The accelerator's exponent schedule.
+    #[command(flatten)]
+    schedule: crate::cli::rtl::ScheduleArgs,
     #[command(flatten)]
     device: DeviceArgs,
 }
@@ -101,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let spec = match args.backend {
         BackendKind::Cpu => BackendSpec::Cpu { threads: crate::cli::thread_count(args.threads) },
         BackendKind::Sim => BackendSpec::Sim {
-            config: args.top.config_for_key(&key, args.window_bits),
+            config: args.top.config_for_key(&key, &args.schedule),
             build: BuildOptions { progress: true, ..Default::default() },
             progress: true,
         },

@@ -37,9 +37,9 @@ pub struct Args {
     count: usize,
     #[command(flatten)]
     top: TopArgs,
-    /// Width of the exponent's windows.
-    #[arg(long, default_value_t = 5)]
-    window_bits: usize,
+    /// The accelerator's exponent schedule.
+    #[command(flatten)]
+    schedule: crate::cli::rtl::ScheduleArgs,
     /// Decryptions per pass of the host-overhead measure (against an instant responder).
     #[arg(long, default_value_t = 5_000)]
     overhead_count: usize,
@@ -86,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::write(out.join("values.txt"), values.join("\n") + "\n")?;
     std::fs::write(out.join("ciphertexts.jsonl"), &lines)?;
 
-    let config = args.top.config_for_key(&key, args.window_bits);
+    let config = args.top.config_for_key(&key, &args.schedule);
     config.validate()?;
     step(&format!(
         "the accelerator's RTL ({}-bit keys, {} core(s), {} digits per step, {}-bit streams) in {}",

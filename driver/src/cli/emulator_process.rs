@@ -68,7 +68,9 @@ impl EmulatorProcess {
             ("--key-bits", config.key_bits.to_string()),
             ("--cores", cores.to_string()),
             ("--stream-bits", config.stream_bits.to_string()),
+            ("--schedule", config.schedule.to_string()),
             ("--window-bits", config.window_bits.to_string()),
+            ("--digits-per-step", config.digits_per_step.to_string()),
             ("--responder", responder.to_string()),
         ];
         let args: Vec<String> = args.into_iter().flat_map(|(flag, value)| [flag.to_string(), value]).collect();

@@ -9,7 +9,7 @@
 
 use crate::cli::estimate::timing_of;
 use crate::cli::pareto_plot;
-use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
 use ecrt_driver::batch::parallel_map;
 use ecrt_driver::chip::{
     cores_that_fit, schoolbook_bound_per_decryption, Usage, MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT,
@@ -32,7 +32,10 @@ pub struct Args {
     /// Limbs per step of the folding multiplier (k) to sweep.
     #[arg(long, value_delimiter = ',', default_value = "1,2,4,8")]
     digits_per_step: Vec<usize>,
-    /// Window widths of the fixed-window exponent schedule to sweep.
+    /// Exponent schedules to sweep: `windows` (each window width of --window-bits) and `segmented`.
+    #[arg(long, value_delimiter = ',', default_value = "windows,segmented")]
+    schedule: Vec<ExponentSchedule>,
+    /// Window widths of the windows schedule to sweep.
     #[arg(long, value_delimiter = ',', default_value = "4,5,6")]
     window_bits: Vec<usize>,
     /// TDATA width of the stream ports.
@@ -100,7 +103,7 @@ impl Point {
         let is_2048 = config.key_bits == 2048;
         Point {
             config: config.clone(),
-            schedule: "windows",
+            schedule: config.schedule.name(),
             latency_cycles: latency,
             latency_ms_100mhz: latency as f64 / (REFERENCE_MHZ * 1e3),
             cycles_per_decryption_per_core: period,
@@ -163,20 +166,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut configs = Vec::new();
     for &key_bits in &args.key_bits {
         for &digits_per_step in &args.digits_per_step {
-            for &window_bits in &args.window_bits {
-                let config = AcceleratorConfig {
-                    key_bits,
-                    window_bits,
-                    digits_per_step,
-                    stream_bits: args.stream_bits,
-                    ..Default::default()
+            for &schedule in &args.schedule {
+                let window_widths = match schedule {
+                    ExponentSchedule::Windows => args.window_bits.as_slice(),
+                    ExponentSchedule::Segmented => &[1],
                 };
-                config.validate().map_err(|e| {
-                    anyhow::anyhow!(
-                        "--key-bits {key_bits}, --digits-per-step {digits_per_step}, --window-bits {window_bits}: {e}"
-                    )
-                })?;
-                configs.push(config);
+                for &window_bits in window_widths {
+                    let config = AcceleratorConfig {
+                        key_bits,
+                        window_bits,
+                        schedule,
+                        digits_per_step,
+                        stream_bits: args.stream_bits,
+                        ..Default::default()
+                    };
+                    config.validate().map_err(|e| {
+                        anyhow::anyhow!(
+                            "--key-bits {key_bits}, --digits-per-step {digits_per_step}, {}: {e}",
+                            config.schedule_label()
+                        )
+                    })?;
+                    configs.push(config);
+                }
             }
         }
     }
@@ -210,7 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let report = json!({
         "tool": "ecrt explore",
-        "schedules_built": ["windows"],
+        "schedules_built": ExponentSchedule::ALL.map(ExponentSchedule::name),
         "resource_tool": "Yosys synth_xilinx per distinct module of a one-core accelerator (fast estimate, not Vivado)",
         "timing_tool": (!args.no_timing).then_some(
             "Yosys sta with the 7-series cell delays, no routing: a flattened 512-bit one-core accelerator per k, \
@@ -235,10 +246,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn print_table(points: &[Point]) {
     println!(
-        "{:>5} {:>2} {:>2} {:>8} {:>6} {:>8} {:>5} {:>7} {:>7} {:>5} {:>5} {:>8} {:>8} {:>6} {:>9} {:>6}  ",
+        "{:>5} {:>2} {:>5} {:>8} {:>6} {:>8} {:>5} {:>7} {:>7} {:>5} {:>5} {:>8} {:>8} {:>6} {:>9} {:>6}  ",
         "bits",
         "k",
-        "w",
+        "sched",
         "latency",
         "ms",
         "cyc/core",
@@ -256,10 +267,13 @@ fn print_table(points: &[Point]) {
     for p in points {
         let opt = |x: Option<f64>, d: usize| x.map_or("—".to_string(), |v| format!("{v:.d$}"));
         println!(
-            "{:>5} {:>2} {:>2} {:>8} {:>6.3} {:>8} {:>5} {:>7} {:>7} {:>5.1} {:>5} {:>8.0} {:>8} {:>6} {:>9} {:>6.2}{}",
+            "{:>5} {:>2} {:>5} {:>8} {:>6.3} {:>8} {:>5} {:>7} {:>7} {:>5.1} {:>5} {:>8.0} {:>8} {:>6} {:>9} {:>6.2}{}",
             p.config.key_bits,
             p.config.digits_per_step,
-            p.config.window_bits,
+            match p.config.schedule {
+                ExponentSchedule::Windows => format!("w={}", p.config.window_bits),
+                ExponentSchedule::Segmented => "seg".into(),
+            },
             p.latency_cycles,
             p.latency_ms_100mhz,
             p.cycles_per_decryption_per_core,
@@ -277,7 +291,7 @@ fn print_table(points: &[Point]) {
         );
     }
     println!(
-        "latency: idle core, cycles and ms at 100 MHz; cyc/core: a busy core's pace; resources: one-core accelerator \
+        "sched: the exponent schedule, w-bit windows or segmented; latency: idle core, cycles and ms at 100 MHz; cyc/core: a busy core's pace; resources: one-core accelerator \
          (Yosys); cores: per xc7vx690t within 80 % of every resource; dec/s: that chip at 100 MHz (at the plausible \
          clock, 1000 / (2 × logic delay), in dec/s@clk); ×bound: DSP-cycles per decryption over the 24×17 \
          schoolbook bound; *: on the Pareto front of latency against chip throughput"

@@ -5,7 +5,7 @@
 use crate::cli::rtl::ConfigArgs;
 use ecrt_contract::host::SlotKey;
 use ecrt_driver::chip::schoolbook_partial_products;
-use ecrt_golden::hw::{schedule_cost, Schedule};
+use ecrt_golden::hw::schedule_cost;
 use ecrt_golden::prime::random_odd;
 use ecrt_sim::modexp::ModExpSim;
 use ecrt_sim::{estimate, BuildOptions, EstimateOptions};
@@ -82,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     anyhow::ensure!(latencies.windows(2).all(|w| w[0].abs_diff(w[1]) <= 1), "cycle counts vary: {latencies:?}");
     let multiplications = config.multiplications_per_exponentiation();
-    let (golden_mults, _) = schedule_cost(Schedule::FixedWindow { window_bits: config.window_bits as u32 }, exp_bits)?;
+    let (golden_mults, _) = schedule_cost(config.golden_schedule(), exp_bits)?;
     // Around the golden schedule: the wide REDC and ×R³ before it, the way out of the domain after.
     anyhow::ensure!(golden_mults + 3 == multiplications, "schedule disagrees with the golden model");
     let latency = *latencies.iter().max().expect("ran");

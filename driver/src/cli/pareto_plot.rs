@@ -4,6 +4,7 @@
 //! TrueType font, read at run time.
 
 use crate::cli::explore::Point;
+use ecrt_contract::config::ExponentSchedule;
 use ecrt_driver::chip::{MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -116,16 +117,26 @@ fn draw_panel(panel: &Panel, key_bits: usize, points: &[&Point]) -> Result<(), B
                 let name = if p.pareto {
                     let cores = p.cores_per_xc7vx690t;
                     let plural = if cores == 1 { "" } else { "s" };
-                    format!("k={}, w={}: {cores} core{plural}", p.config.digits_per_step, p.config.window_bits)
+                    format!("k={}, {}: {cores} core{plural}", p.config.digits_per_step, p.config.schedule_label())
                 } else {
                     String::new()
                 };
-                EmptyElement::at(at)
-                    + Circle::new((0, 0), if p.pareto { 5 } else { 3 }, colour.filled())
-                    + Text::new(name, (6, -14), ("sans-serif", 12))
+                let size = if p.pareto { 5 } else { 3 };
+                // Windows are circles, the segmented schedule triangles.
+                let marker: DynElement<_, (i32, i32)> = match p.config.schedule {
+                    ExponentSchedule::Windows => Circle::new((0, 0), size, colour.filled()).into_dyn(),
+                    ExponentSchedule::Segmented => TriangleMarker::new((0, 0), size + 2, colour.filled()).into_dyn(),
+                };
+                EmptyElement::at(at) + marker + Text::new(name, (6, -14), ("sans-serif", 12))
             }))?
             .label(format!("k = {k} limbs per step"))
             .legend(move |(x, y)| Circle::new((x + 9, y), 4, colour.filled()));
+    }
+    if points.iter().any(|p| p.config.schedule == ExponentSchedule::Segmented) {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label("triangles: segmented schedule")
+            .legend(|(x, y)| TriangleMarker::new((x + 9, y), 5, BLACK.filled()));
     }
     chart
         .configure_series_labels()

@@ -2,8 +2,9 @@
 //! also the board design that Vivado builds into a bitstream (docs/bitstream.md).
 
 use anyhow::Context;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::parser::ValueSource;
-use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
 use ecrt_hdl::board::{self, Board};
 use ecrt_hdl::emit::{emit, write, MANIFEST_FILE, VERILOG_FILE};
 use std::path::PathBuf;
@@ -18,15 +19,43 @@ pub struct ConfigArgs {
     /// Bits of a multiplier digit (only 17 is implemented).
     #[arg(long, default_value_t = 17)]
     pub limb_bits: usize,
-    /// Width of the exponent's segments (fixed windows), 1 to 6 bits.
-    #[arg(long, visible_alias = "segment-bits", default_value_t = 5)]
-    pub window_bits: usize,
+    #[command(flatten)]
+    pub schedule: ScheduleArgs,
     /// The accelerator's clock in MHz: the reference for reported times, and with `rtl --board` the
     /// clock the board makes for it.
     #[arg(long, default_value_t = 100.0)]
     pub clock_mhz: f64,
     #[command(flatten)]
     pub top: TopArgs,
+}
+
+/// How the exponent's bits become multiplications.
+#[derive(clap::Args, Clone)]
+pub struct ScheduleArgs {
+    /// The exponent schedule: `windows` (fixed windows, left to right, a table multiplication per
+    /// window) or `segmented` (MESA's right to left: per bit a multiplication and a squaring).
+    #[arg(long, default_value = "windows",
+          value_parser = PossibleValuesParser::new(ExponentSchedule::ALL.map(ExponentSchedule::name))
+              .try_map(|name| name.parse::<ExponentSchedule>()))]
+    pub schedule: ExponentSchedule,
+    /// Width of the exponent's windows with `--schedule windows`, 1 to 6 bits [default: 5].
+    #[arg(long)]
+    pub window_bits: Option<usize>,
+}
+
+impl ScheduleArgs {
+    /// `config` with this schedule; the segmented one loads the exponent in 1-bit windows.
+    pub fn apply(&self, config: AcceleratorConfig) -> AcceleratorConfig {
+        let default_window_bits = match self.schedule {
+            ExponentSchedule::Windows => AcceleratorConfig::default().window_bits,
+            ExponentSchedule::Segmented => 1,
+        };
+        AcceleratorConfig {
+            schedule: self.schedule,
+            window_bits: self.window_bits.unwrap_or(default_window_bits),
+            ..config
+        }
+    }
 }
 
 /// The accelerator top's parameters (the key size comes from elsewhere: a flag or the key).
@@ -46,14 +75,13 @@ pub struct TopArgs {
 
 impl TopArgs {
     /// The configuration that decrypts under `key` (its key size) with these parameters.
-    pub fn config_for_key(&self, key: &ecrt_golden::PrivateKey, window_bits: usize) -> AcceleratorConfig {
-        let base = AcceleratorConfig {
-            window_bits,
+    pub fn config_for_key(&self, key: &ecrt_golden::PrivateKey, schedule: &ScheduleArgs) -> AcceleratorConfig {
+        let base = schedule.apply(AcceleratorConfig {
             cores: self.cores,
             stream_bits: self.stream_bits,
             digits_per_step: self.digits_per_step,
             ..Default::default()
-        };
+        });
         ecrt_driver::sim::config_for_key(key, &base)
     }
 }
@@ -68,16 +96,15 @@ impl ConfigArgs {
 
     /// The configuration as given, not yet validated.
     fn unvalidated(&self) -> AcceleratorConfig {
-        AcceleratorConfig {
+        self.schedule.apply(AcceleratorConfig {
             key_bits: self.key_bits,
             limb_bits: self.limb_bits,
-            window_bits: self.window_bits,
             clock_mhz: self.clock_mhz,
             cores: self.top.cores,
             stream_bits: self.top.stream_bits,
             digits_per_step: self.top.digits_per_step,
             ..Default::default()
-        }
+        })
     }
 }
 

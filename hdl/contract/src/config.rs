@@ -22,6 +22,63 @@ pub enum ConfigError {
     StreamBits(usize),
     #[error("from 1 to {MAX_DIGITS_PER_STEP} digits per step are supported, not {0}")]
     DigitsPerStep(usize),
+    #[error("the segmented schedule takes the exponent one bit at a time: windows of {0} bits apply to the windows schedule only")]
+    SegmentedWindowBits(usize),
+}
+
+/// How an exponentiation turns the exponent's bits into Montgomery multiplications.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExponentSchedule {
+    /// Fixed windows, left to right (`window_bits` wide): a table of 2^w powers, then w squarings
+    /// and one table multiplication per window.
+    #[default]
+    Windows,
+    /// MESA's right to left, one bit at a time: per bit the product acc·sq and the square sq²,
+    /// which do not depend on each other. The exponent loads one bit per window (`window_bits` = 1).
+    Segmented,
+}
+
+impl ExponentSchedule {
+    /// Both schedules, windows first.
+    pub const ALL: [ExponentSchedule; 2] = [ExponentSchedule::Windows, ExponentSchedule::Segmented];
+
+    /// The name the command line and the reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExponentSchedule::Windows => "windows",
+            ExponentSchedule::Segmented => "segmented",
+        }
+    }
+
+    /// The value of the `SCHEDULE` register.
+    pub fn register_value(self) -> u32 {
+        match self {
+            ExponentSchedule::Windows => 0,
+            ExponentSchedule::Segmented => 1,
+        }
+    }
+
+    /// The schedule a `SCHEDULE` register value names (0 on a card that predates the register).
+    pub fn from_register(value: u32) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.register_value() == value)
+    }
+}
+
+impl std::fmt::Display for ExponentSchedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for ExponentSchedule {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|schedule| schedule.name() == s)
+            .ok_or_else(|| format!("unknown schedule `{s}`: `windows` or `segmented`"))
+    }
 }
 
 /// The most decryption cores an accelerator has.
@@ -51,9 +108,12 @@ pub struct AcceleratorConfig {
     pub key_bits: usize,
     /// Bits of a multiplier digit and of an exact limb.
     pub limb_bits: usize,
-    /// The exponent is cut into segments of this many bits, one table multiplication each (the
-    /// fixed-window schedule).
+    /// The exponent loads in windows of this many bits; the windows schedule does one table
+    /// multiplication per window, the segmented one takes 1-bit windows.
     pub window_bits: usize,
+    /// How the exponent's bits become multiplications.
+    #[serde(default)]
+    pub schedule: ExponentSchedule,
     /// The reference clock for reporting times and throughputs.
     pub clock_mhz: f64,
     /// The FPGA part.
@@ -75,6 +135,7 @@ impl Default for AcceleratorConfig {
             key_bits: 2048,
             limb_bits: LIMB_BITS,
             window_bits: 5,
+            schedule: ExponentSchedule::Windows,
             clock_mhz: 100.0,
             part: DEFAULT_PART.into(),
             cores: default_cores(),
@@ -95,6 +156,9 @@ impl AcceleratorConfig {
         }
         if !(1..=WINDOW_BITS_MAX).contains(&self.window_bits) {
             return Err(ConfigError::WindowBits(self.window_bits));
+        }
+        if self.schedule == ExponentSchedule::Segmented && self.window_bits != 1 {
+            return Err(ConfigError::SegmentedWindowBits(self.window_bits));
         }
         if !(1..=MAX_CORES).contains(&self.cores) {
             return Err(ConfigError::Cores(self.cores));
@@ -134,20 +198,37 @@ impl AcceleratorConfig {
     pub fn cycles_per_fold_multiplication(&self) -> usize {
         2 * self.fold_shape().steps + 2
     }
-    /// Windows per exponent.
+    /// The golden model's form of the schedule: a slot runs its whole exponent as one segment.
+    pub fn golden_schedule(&self) -> ecrt_golden::hw::Schedule {
+        match self.schedule {
+            ExponentSchedule::Windows => {
+                ecrt_golden::hw::Schedule::FixedWindow { window_bits: self.window_bits as u32 }
+            }
+            ExponentSchedule::Segmented => ecrt_golden::hw::Schedule::RightToLeft { segments: 1 },
+        }
+    }
+    /// The schedule in a few words: "5-bit windows", or "segmented".
+    pub fn schedule_label(&self) -> String {
+        match self.schedule {
+            ExponentSchedule::Windows => format!("{}-bit windows", self.window_bits),
+            ExponentSchedule::Segmented => "segmented".into(),
+        }
+    }
+    /// Windows per exponent (the exponent's loads).
     pub fn windows(&self) -> usize {
         self.exponent_bits().div_ceil(self.window_bits)
     }
     /// Montgomery multiplications per exponentiation: the wide REDC of the base and the
-    /// multiplication by R³ (into the domain), the table, w squarings and one multiplication per
-    /// window after the first, out of the domain.
+    /// multiplication by R³ (into the domain), the schedule's (windows: the table, w squarings and
+    /// one multiplication per window after the first; segmented: two per bit), out of the domain.
     pub fn multiplications_per_exponentiation(&self) -> usize {
         self.fold_multiplications_per_exponentiation() + 2
     }
     /// Of those, the ones on the folding multiplier: all but the wide REDC and the way out.
     pub fn fold_multiplications_per_exponentiation(&self) -> usize {
-        let w = self.window_bits;
-        1 + ((1 << w) - 2) + (self.windows() - 1) * (w + 1)
+        let (in_schedule, _) = ecrt_golden::hw::schedule_cost(self.golden_schedule(), self.exponent_bits())
+            .expect("a validated configuration's schedule fits its exponent");
+        1 + in_schedule
     }
     /// Cycles of one exponentiation (not decrypting) from its first multiplication's start to its
     /// last one's result: the wide REDC and the way out on the classic multiplier, the rest
@@ -237,6 +318,17 @@ mod tests {
         let k8 = AcceleratorConfig { digits_per_step: 8, ..c.clone() };
         assert_eq!((k8.latency_cycles(), k8.cycles_per_decryption_per_core()), (49_402, 49_396));
         assert_eq!(c.stream_cycles_per_decryption(), 33 * 9);
+        // The segmented schedule on the same multiplier: 2 multiplications per exponent bit
+        // (measured too: `ecrt bench --backend sim --key-bits 2048 --schedule segmented`).
+        let segmented = AcceleratorConfig { schedule: ExponentSchedule::Segmented, window_bits: 1, ..c.clone() };
+        assert_eq!(segmented.fold_multiplications_per_exponentiation(), 1 + 2 * 1024);
+        assert_eq!((segmented.latency_cycles(), segmented.cycles_per_decryption_per_core()), (140_945, 140_939));
+        assert_eq!(
+            AcceleratorConfig { schedule: ExponentSchedule::Segmented, ..c.clone() }.validate(),
+            Err(ConfigError::SegmentedWindowBits(5))
+        );
+        assert_eq!("segmented".parse(), Ok(ExponentSchedule::Segmented));
+        assert!("spiral".parse::<ExponentSchedule>().is_err());
         assert_eq!(
             AcceleratorConfig { digits_per_step: 0, ..c.clone() }.validate(),
             Err(ConfigError::DigitsPerStep(0))
@@ -253,6 +345,6 @@ mod tests {
         // Manifests written before these fields existed still read.
         let old = r#"{"key_bits":1024,"limb_bits":17,"window_bits":4,"clock_mhz":100.0,"part":"x"}"#;
         let c: AcceleratorConfig = serde_json::from_str(old).unwrap();
-        assert_eq!((c.cores, c.stream_bits, c.digits_per_step), (1, 256, 4));
+        assert_eq!((c.cores, c.stream_bits, c.digits_per_step, c.schedule), (1, 256, 4, ExponentSchedule::Windows));
     }
 }

@@ -5,7 +5,7 @@
 use crate::config::AcceleratorConfig;
 pub use crate::interface::{KeyLoad, Load, LoadTarget};
 use crate::limbs::to_limbs;
-use ecrt_golden::hw::{EcrtHwKey, FoldContext, FoldEcrtKey, HwError, MontgomeryContext, PrimeConstants, Schedule};
+use ecrt_golden::hw::{EcrtHwKey, FoldContext, FoldEcrtKey, HwError, MontgomeryContext, PrimeConstants};
 use ecrt_golden::PrivateKey;
 use num_bigint::BigUint;
 
@@ -30,8 +30,7 @@ pub fn hardware_key(key: &PrivateKey, config: &AcceleratorConfig) -> Result<Fold
     if key.p().bits() as usize != config.exponent_bits() || key.q().bits() as usize != config.exponent_bits() {
         return Err(KeyFitError::PrimeBits(config.exponent_bits()));
     }
-    let schedule = Schedule::FixedWindow { window_bits: config.window_bits as u32 };
-    let hw = FoldEcrtKey::new(key.p(), key.q(), config.digits_per_step, schedule)?;
+    let hw = FoldEcrtKey::new(key.p(), key.q(), config.digits_per_step, config.golden_schedule())?;
     debug_assert_eq!(hw.classic().digits(), config.digits());
     Ok(hw)
 }

@@ -74,6 +74,8 @@ pub const REG_JOBS_FAILED: u32 = 0x030;
 pub const REG_CONTROL: u32 = 0x034;
 /// `DIGITS_PER_STEP`: k, limbs the folding multiplier consumes per step.
 pub const REG_DIGITS_PER_STEP: u32 = 0x038;
+/// `SCHEDULE`: the exponent schedule (since 4.1): 0 fixed windows, 1 segmented.
+pub const REG_SCHEDULE: u32 = 0x03C;
 /// `KEY_CONTROL`: begin loading a key, or commit it.
 pub const REG_KEY_CONTROL: u32 = 0x040;
 /// `KEY_ID`: the committed key's id.
@@ -90,7 +92,7 @@ pub const ID_VALUE: u32 = 0x4543_5254;
 /// Interface major version: bumped when a frame or a register changes incompatibly.
 pub const VERSION_MAJOR: u16 = 4;
 /// Interface minor version: bumped for compatible additions.
-pub const VERSION_MINOR: u16 = 0;
+pub const VERSION_MINOR: u16 = 1;
 /// `VERSION`'s value.
 pub const VERSION_VALUE: u32 = (VERSION_MAJOR as u32) << 16 | VERSION_MINOR as u32;
 
@@ -356,6 +358,14 @@ pub const REGISTERS: &[Register] = &[
         REG_DIGITS_PER_STEP,
         ReadOnly,
         "k: limbs of the multiplier the folding multiplier consumes per step (1 to 16).",
+        &[],
+    ),
+    register(
+        "SCHEDULE",
+        REG_SCHEDULE,
+        ReadOnly,
+        "The exponent schedule: 0 fixed windows of WINDOW_BITS bits, left to right; 1 segmented (right \
+         to left, one bit at a time: WINDOW_BITS is 1). The exponent loads the same way for both.",
         &[],
     ),
     register(

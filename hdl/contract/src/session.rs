@@ -3,7 +3,7 @@
 //! host: the XDMA driver over the `_user` node, the Verilator harness over the AXI4-Lite ports,
 //! the emulator's tests over either responder.
 
-use crate::config::{AcceleratorConfig, ConfigError};
+use crate::config::{AcceleratorConfig, ConfigError, ExponentSchedule};
 use crate::host::decryption_key_loads;
 use crate::interface::{self as itf, FrameError, FrameLayout};
 use ecrt_golden::hw::FoldEcrtKey;
@@ -39,6 +39,10 @@ pub enum SessionError {
         "register DIGITS reads {read} but {key_bits}-bit keys need {expected}: the bitstream and this driver disagree"
     )]
     Digits { read: usize, key_bits: usize, expected: usize },
+    #[error(
+        "register SCHEDULE reads {0}, which names no schedule this driver knows: rebuild the bitstream with this ecrt"
+    )]
+    Schedule(u32),
     #[error("the accelerator is busy (another process is decrypting?); a key loads only while it is idle")]
     Busy,
     #[error("the accelerator refused part of the key load (it became busy: another process is using it?)")]
@@ -63,6 +67,7 @@ pub struct DeviceInfo {
     pub cores: usize,
     pub digits: usize,
     pub window_bits: usize,
+    pub schedule: ExponentSchedule,
     pub stream_bits: usize,
     pub limb_bits: usize,
     pub digits_per_step: usize,
@@ -72,12 +77,12 @@ impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "ecrt interface {}.{}, {}-bit keys, {} core(s), {}-bit windows, {} digits per step, {}-bit streams",
+            "ecrt interface {}.{}, {}-bit keys, {} core(s), {} schedule, {} digits per step, {}-bit streams",
             self.version >> 16,
             self.version & 0xFFFF,
             self.key_bits,
             self.cores,
-            self.window_bits,
+            self.config().schedule_label(),
             self.digits_per_step,
             self.stream_bits
         )
@@ -102,6 +107,10 @@ impl DeviceInfo {
             cores: read(bus, itf::REG_CORES)? as usize,
             digits: read(bus, itf::REG_DIGITS)? as usize,
             window_bits: read(bus, itf::REG_WINDOW_BITS)? as usize,
+            schedule: {
+                let value = read(bus, itf::REG_SCHEDULE)?;
+                ExponentSchedule::from_register(value).ok_or(SessionError::Schedule(value))?
+            },
             stream_bits: read(bus, itf::REG_STREAM_BITS)? as usize,
             limb_bits: read(bus, itf::REG_LIMB_BITS)? as usize,
             digits_per_step: read(bus, itf::REG_DIGITS_PER_STEP)? as usize,
@@ -122,6 +131,7 @@ impl DeviceInfo {
             key_bits: self.key_bits,
             limb_bits: self.limb_bits,
             window_bits: self.window_bits,
+            schedule: self.schedule,
             cores: self.cores,
             stream_bits: self.stream_bits,
             digits_per_step: self.digits_per_step,

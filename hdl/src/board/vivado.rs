@@ -58,6 +58,7 @@ pub fn params_tcl(manifest: &Manifest, board: Board, clock: &AcceleratorClock) -
         ("interface_version", manifest.interface_version.clone()),
         ("key_bits", c.key_bits.to_string()),
         ("window_bits", c.window_bits.to_string()),
+        ("schedule", c.schedule.name().into()),
         ("cores", manifest.cores.to_string()),
         ("stream_bits", manifest.stream_bits.to_string()),
         ("clock_mhz", format!("{:.3}", c.clock_mhz)),

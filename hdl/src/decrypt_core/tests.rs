@@ -1,8 +1,8 @@
 use super::*;
 use crate::host::{base_loads, decryption_key_loads, KeyLoad};
 use crate::limbs::from_limbs;
-use crate::testing::simulate;
-use ecrt_golden::hw::{ExpStates, FoldEcrtKey, FoldShape, FoldValue, PrimePathTrace, Schedule};
+use crate::testing::{schedule_products, simulate};
+use ecrt_golden::hw::{FoldEcrtKey, FoldShape, FoldValue, PrimePathTrace, Schedule};
 use ecrt_golden::prime::random_prime;
 use num_bigint::{BigUint, RandBigInt};
 use num_integer::Integer;
@@ -11,31 +11,36 @@ use rand::SeedableRng;
 
 #[test]
 fn decrypt_core_is_synthesizable() {
-    let mut uut = DecryptCore::new(&FoldShape::new(34, 2).unwrap(), 8, 2);
+    let mut uut = DecryptCore::new(&FoldShape::new(34, 2).unwrap(), 8, Schedule::FixedWindow { window_bits: 2 });
     uut.connect_all();
     yosys_validate("ecrt_decrypt_core", &generate_verilog(&uut)).unwrap();
 }
 
 /// Every multiplication of one prime's path in the order the slot performs them.
 fn path_products(path: &PrimePathTrace<FoldValue>) -> Vec<BigUint> {
-    let ExpStates::FixedWindow { table, windows } = &path.exp.states else { panic!("fixed-window trace expected") };
     let mut products = vec![path.c_redc.clone(), path.c_mont.value()];
-    products.extend(table[2..].iter().map(|t| t.value()));
-    for window in &windows[1..] {
-        products.extend(window.squares.iter().map(|s| s.value()));
-        products.push(window.acc.value());
-    }
+    products.extend(schedule_products(&path.exp.states));
     products.extend([path.x.clone(), path.l.clone(), path.term.clone()]);
     products
+}
+
+#[test]
+fn decrypts_like_the_golden_model_step_by_step() {
+    decrypts_like_the_golden_model(Schedule::FixedWindow { window_bits: 3 }, 3);
+}
+
+#[test]
+fn decrypts_like_the_golden_model_step_by_step_segmented() {
+    decrypts_like_the_golden_model(Schedule::RightToLeft { segments: 1 }, 2);
 }
 
 /// A small key in rust-hdl's simulator: two ciphertexts back to back (one an edge case), every
 /// multiplication of both paths equal to the golden model's trace, the plaintexts and tags right,
 /// and both decryptions the same number of cycles.
-#[test]
-fn decrypts_like_the_golden_model_step_by_step() {
+fn decrypts_like_the_golden_model(schedule: Schedule, k: usize) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(44);
-    let (key_bits, w) = (64usize, 3usize);
+    let key_bits = 64usize;
+    let w = crate::slot_control::exponent_window_bits(schedule);
     let p = random_prime(key_bits as u64 / 2, &mut rng);
     let q = loop {
         let q = random_prime(key_bits as u64 / 2, &mut rng);
@@ -43,8 +48,7 @@ fn decrypts_like_the_golden_model_step_by_step() {
             break q;
         }
     };
-    let k = 3;
-    let hw = FoldEcrtKey::new(&p, &q, k, Schedule::FixedWindow { window_bits: w as u32 }).unwrap();
+    let hw = FoldEcrtKey::new(&p, &q, k, schedule).unwrap();
     let shape = *hw.fold_p().shape();
     let digits = hw.classic().digits();
     let n2 = hw.classic().n_squared().clone();
@@ -65,7 +69,7 @@ fn decrypts_like_the_golden_model_step_by_step() {
     // The test bench: load the key, then for each job shift its limbs in and start it when
     // ready; take result limbs whenever offered.
     let (mut job, mut limb, mut started) = (0usize, 0usize, Vec::new());
-    let trace = simulate(DecryptCore::new(&shape, hw.classic().exp_bits(), w), cycles, move |uut, cycle| {
+    let trace = simulate(DecryptCore::new(&shape, hw.classic().exp_bits(), schedule), cycles, move |uut, cycle| {
         uut.key_load.next = false;
         uut.limb_in_valid.next = false;
         uut.start.next = false;

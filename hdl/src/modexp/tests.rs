@@ -1,35 +1,35 @@
 use super::*;
 use crate::host::SlotKey;
 use crate::limbs::from_limbs;
-use crate::testing::simulate;
-use ecrt_golden::hw::{exp_in_domain, ExpStates, FoldShape, Schedule};
+use crate::testing::{schedule_products, simulate};
+use ecrt_golden::hw::{exp_in_domain, FoldShape, Schedule};
 use ecrt_golden::prime::random_odd;
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
 
 #[test]
 fn modexp_is_synthesizable() {
-    let mut uut = ModExp::new(&FoldShape::new(34, 2).unwrap(), 12, 3, true);
+    let mut uut = ModExp::new(&FoldShape::new(34, 2).unwrap(), 12, Schedule::FixedWindow { window_bits: 3 }, true);
     uut.connect_all();
     yosys_validate("ecrt_modexp", &generate_verilog(&uut)).unwrap();
 }
 
 /// Every Montgomery multiplication's result, in the order the hardware performs them, from the
-/// golden model: the classic wide REDC, the folding multiplier's ×R³ and fixed-window trace, the
+/// golden model: the classic wide REDC, the folding multiplier's ×R³ and the schedule's trace, the
 /// classic way out.
-fn golden_sequence(key: &SlotKey, base: &BigUint, exponent: &BigUint, exponent_bits: usize, w: usize) -> Vec<BigUint> {
+fn golden_sequence(
+    key: &SlotKey,
+    base: &BigUint,
+    exponent: &BigUint,
+    exponent_bits: usize,
+    schedule: Schedule,
+) -> Vec<BigUint> {
     let (ctx, fold) = (key.context(), key.fold());
     let c_redc = ctx.redc_wide(base);
     let x_mont = fold.mul(&fold.exact(&c_redc), &fold.exact(ctx.r3_mod_n()));
-    let trace =
-        exp_in_domain(fold, &x_mont, exponent, exponent_bits, Schedule::FixedWindow { window_bits: w as u32 }).unwrap();
-    let ExpStates::FixedWindow { table, windows } = &trace.states else { panic!("fixed-window trace expected") };
+    let trace = exp_in_domain(fold, &x_mont, exponent, exponent_bits, schedule).unwrap();
     let mut sequence = vec![c_redc, x_mont.value()];
-    sequence.extend(table[2..].iter().map(|t| t.value()));
-    for window in &windows[1..] {
-        sequence.extend(window.squares.iter().map(|s| s.value()));
-        sequence.push(window.acc.value());
-    }
+    sequence.extend(schedule_products(&trace.states));
     sequence.push(ctx.redc_wide(&trace.result.value()));
     sequence
 }
@@ -39,7 +39,11 @@ fn golden_sequence(key: &SlotKey, base: &BigUint, exponent: &BigUint, exponent_b
 #[test]
 fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(23);
-    for (modulus_bits, exponent_bits, w, k) in [(40u64, 13usize, 1usize, 2usize), (45, 20, 3, 3), (64, 11, 4, 1)] {
+    let (windows, segmented) = (|w| Schedule::FixedWindow { window_bits: w }, Schedule::RightToLeft { segments: 1 });
+    for (modulus_bits, exponent_bits, schedule, k) in
+        [(40u64, 13usize, windows(1), 2usize), (45, 20, windows(3), 3), (64, 11, windows(4), 1), (45, 9, segmented, 2)]
+    {
+        let w = crate::slot_control::exponent_window_bits(schedule);
         let shape = FoldShape::new(modulus_bits as usize, k).unwrap();
         let digits = shape.classic_digits();
         let mut slots = Vec::new();
@@ -54,7 +58,7 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
             // Slot 0's base is ciphertext-sized: reduced by the wide REDC.
             let base = if slot == 1 { &n - 1u32 } else { rng.gen_biguint_below(&(&n * &n)) };
             let key = SlotKey::new(&n, &exponent, modulus_bits as usize, k, exponent_bits, w).unwrap();
-            let expected = golden_sequence(&key, &base, &exponent, exponent_bits, w);
+            let expected = golden_sequence(&key, &base, &exponent, exponent_bits, schedule);
             assert_eq!(expected.last().unwrap() % &n, base.modpow(&exponent, &n));
             let mut loads = key.key_loads();
             loads.extend(key.base_loads(&base));
@@ -65,7 +69,7 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
         let ops = slots[0].1.len();
         let cycles = loads.len() + 4 + (ops + 1) * (2 * digits.max(shape.steps) + 2);
         let load_count = loads.len();
-        let trace = simulate(ModExp::new(&shape, exponent_bits, w, false), cycles, move |uut, cycle| {
+        let trace = simulate(ModExp::new(&shape, exponent_bits, schedule, false), cycles, move |uut, cycle| {
             uut.load.next = false;
             uut.start0.next = false;
             uut.start1.next = false;
@@ -86,10 +90,10 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
             assert_eq!(
                 products.len(),
                 expected.len(),
-                "{modulus_bits}-bit modulus, w = {w}: slot {slot} multiplications"
+                "{modulus_bits}-bit modulus, {schedule:?}: slot {slot} multiplications"
             );
             for (k, (got, want)) in products.iter().zip(expected).enumerate() {
-                assert_eq!(*got, want, "{modulus_bits}-bit modulus, w = {w}: slot {slot}, multiplication {k}");
+                assert_eq!(*got, want, "{modulus_bits}-bit modulus, {schedule:?}: slot {slot}, multiplication {k}");
             }
             let finished: Vec<_> = trace.iter().filter(|c| c.2 && c.3 == slot).collect();
             assert_eq!(finished.len(), 1, "slot {slot} finishes once");

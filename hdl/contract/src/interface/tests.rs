@@ -113,7 +113,8 @@ fn register_table_is_consistent() {
     assert_eq!(named("KEY_DATA"), REG_KEY_DATA);
     assert_eq!(named("CONTROL"), REG_CONTROL);
     assert_eq!(named("DIGITS_PER_STEP"), REG_DIGITS_PER_STEP);
-    assert_eq!(VERSION_VALUE, 0x0004_0000);
+    assert_eq!(named("SCHEDULE"), REG_SCHEDULE);
+    assert_eq!(VERSION_VALUE, 0x0004_0001);
     assert_eq!(key_control_commit(0xA5), 0xA502);
     assert_eq!(key_select(true, 9), 0x109);
 }
