@@ -25,6 +25,11 @@ fn build_config(config: &AcceleratorConfig) -> AcceleratorSim {
     AcceleratorSim::build(config, &BuildOptions { progress: true, ..Default::default() }, false).unwrap()
 }
 
+/// The default configuration with the segmented schedule (1-bit exponent windows).
+fn segmented(key_bits: usize) -> AcceleratorConfig {
+    AcceleratorConfig { key_bits, schedule: ExponentSchedule::Segmented, window_bits: 1, ..Default::default() }
+}
+
 fn hw_key(p: &BigUint, q: &BigUint, sim: &AcceleratorSim) -> FoldEcrtKey {
     let config = &sim.manifest().config;
     FoldEcrtKey::new(p, q, config.digits_per_step, config.golden_schedule()).unwrap()
@@ -129,13 +134,7 @@ fn every_phe_vector() {
 #[test]
 #[ignore = "slow: a 1024-bit segmented model of its own; scripts/test --full runs it"]
 fn every_phe_vector_segmented() {
-    let config = AcceleratorConfig {
-        key_bits: 1024,
-        schedule: ExponentSchedule::Segmented,
-        window_bits: 1,
-        ..Default::default()
-    };
-    check_phe_vectors_on(&config, usize::MAX);
+    check_phe_vectors_on(&segmented(1024), usize::MAX);
 }
 
 /// Random batches with the result stream stalled two cycles in three, on a 64-bit stream and on
@@ -179,13 +178,7 @@ fn constant_time() {
 /// formulas' latency and pace; the card says which schedule it runs.
 #[test]
 fn segmented_schedule() {
-    let config = AcceleratorConfig {
-        key_bits: 512,
-        schedule: ExponentSchedule::Segmented,
-        window_bits: 1,
-        ..Default::default()
-    };
-    let mut sim = build_config(&config);
+    let mut sim = build_config(&segmented(512));
     assert_eq!(sim.read_register(itf::REG_SCHEDULE).unwrap(), ExponentSchedule::Segmented.register_value());
     assert_eq!(sim.read_register(itf::REG_WINDOW_BITS).unwrap(), 1);
     check_constant_time(&mut sim, 12);
@@ -236,12 +229,16 @@ fn check_constant_time(sim: &mut AcceleratorSim, seed: u64) {
 #[test]
 fn bad_requests_get_error_results() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-    let mut sim = build(1024, 1, 128);
+    // The one-core model `constant_time` builds: its frames have padding too.
+    let mut sim = build(1024, 1, 256);
     let (p, q) = random_key(1024, &mut rng);
     let hw = hw_key(&p, &q, &sim);
     let ciphertexts = random_units(&hw, 2, &mut rng);
     let layout = *sim.layout();
-    let good = |tag: u16, key_id: u8| encode_request_words(tag, key_id, &ciphertexts[0], layout.digits, 128).unwrap();
+    let encode = |tag: u16, key_id: u8, c: &BigUint| {
+        encode_request_words(tag, key_id, c, layout.digits, layout.stream_bits).unwrap()
+    };
+    let good = |tag: u16, key_id: u8| encode(tag, key_id, &ciphertexts[0]);
 
     // Before any key is loaded.
     let report = run(&mut sim, &[good(1, KEY_ID)], OutputPacing::Always);
@@ -263,14 +260,8 @@ fn bad_requests_get_error_results() {
     } else {
         nonzero_padding[1] |= 1 << 31;
     }
-    let frames = vec![
-        good(2, KEY_ID + 1),
-        bad_opcode,
-        high_bits,
-        short,
-        nonzero_padding,
-        encode_request_words(9, KEY_ID, &ciphertexts[1], layout.digits, 128).unwrap(),
-    ];
+    let frames =
+        vec![good(2, KEY_ID + 1), bad_opcode, high_bits, short, nonzero_padding, encode(9, KEY_ID, &ciphertexts[1])];
     let report = run(&mut sim, &frames, OutputPacing::Always);
     let statuses: Vec<(u16, u8)> = report.jobs.iter().map(|j| (j.result.tag, j.result.status)).collect();
     let m = itf::RESULT_MALFORMED;

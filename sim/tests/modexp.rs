@@ -121,8 +121,9 @@ fn random_4096() {
 }
 
 /// Yosys maps every multiplier leaf, and nothing else, to a DSP48E1: in the classic multiplier 2 per
-/// limb column and 2 for the quotient digit, in the folding one k per operand limb (a·b) and k per
-/// limb of M̂ (the loop products; the others multiply by 0 and go).
+/// limb column and 4 for the quotient digit (a_i·b_0 ahead, b_0·N' for each slot, the digit), in
+/// the folding one k per operand limb (a·b) and k per limb of M̂ (the loop products; the others
+/// multiply by 0 and go).
 #[test]
 fn every_dsp_is_a_multiplier_leaf() {
     let config = AcceleratorConfig { key_bits: 512, window_bits: 4, ..Default::default() };
@@ -130,6 +131,6 @@ fn every_dsp_is_a_multiplier_leaf() {
     let resources = ecrt_sim::estimate(&emitted.verilog, "top", &Default::default()).unwrap();
     let shape = config.fold_shape();
     let fold = shape.limbs_per_step * (shape.operand_limbs + shape.modulus_limbs);
-    assert_eq!(resources.dsp48e1 as usize, 2 * config.digits() + 2 + fold);
+    assert_eq!(resources.dsp48e1 as usize, 2 * config.digits() + 4 + fold);
     assert_eq!(resources.bram36, 0.0, "the window tables fit in LUT RAM");
 }
