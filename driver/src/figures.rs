@@ -119,11 +119,11 @@ impl Kind {
                  exponents of the configuration's sizes, every result checked."
             }
             Kind::Multiplier => {
-                "`ecrt bench-multiplier`: each multiplier alone, sized for a key's p²: the folding multiplier \
-                 for each number of limbs per step k (cycles from Verilator, every product checked against the \
-                 golden model) beside the classic digit-serial one (2·S + 2 cycles); Yosys resources and the \
-                 logic delay of each (flattened at 512 bits); DSP-cycles of one multiplication (two are in \
-                 flight) against the schoolbook bound."
+                "`ecrt bench-multiplier`: the multiplier alone, sized for a key's p², for each number of limbs \
+                 per step k (cycles from Verilator, every product checked against the golden model); Yosys \
+                 resources and the logic delay of each (flattened at 512 bits); DSP-cycles of one multiplication \
+                 (two are in flight) against the schoolbook bound. Records made while a separate classic \
+                 digit-serial multiplier ran the exact-quotient operations (2·S + 2 cycles) show it too."
             }
             Kind::Explore => {
                 "`ecrt explore`: each configuration's cycles from its exact formulas (checked against Verilator), \

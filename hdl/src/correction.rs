@@ -6,8 +6,8 @@
 //! the same time. After S steps the last borrow says whether the sum was below n (the sum is
 //! < 2n < R, so no carry leaves the top). The digits of both candidates shift into the terms'
 //! own registers, so the choice costs a multiplexer on one limb, not a copy.
+use crate::config::STEP_BITS;
 use crate::many;
-use crate::montmul::STEP_BITS;
 use crate::mul_add::{X_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 

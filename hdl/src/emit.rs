@@ -3,15 +3,13 @@
 //! content hash) that the simulator, the driver and the Vivado flow read.
 //!
 //! [`emit`] gives the whole accelerator ([`Accelerator`]); [`emit_modexp`] the exponentiation unit
-//! alone, [`emit_fold_mul`] and [`emit_montmul`] a multiplier alone, for their own tests and
-//! benchmarks.
+//! alone, [`emit_fold_mul`] the multiplier alone, for their own tests and benchmarks.
 
 use crate::accelerator::Accelerator;
 use crate::config::{AcceleratorConfig, ConfigError};
 use crate::fold_mul::FoldMul;
 use crate::interface::{REGISTERS, VERSION_MAJOR, VERSION_MINOR};
 use crate::modexp::ModExp;
-use crate::montmul::MontMul;
 use ecrt_golden::hw::FoldShape;
 use rust_hdl::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -137,16 +135,6 @@ pub fn emit_fold_mul(shape: &FoldShape) -> String {
     })
 }
 
-/// Generates the classic digit-serial multiplier over `digits` 17-bit digits alone, the
-/// baseline the folding multiplier is measured against.
-pub fn emit_montmul(digits: usize) -> String {
-    generate(move || {
-        let mut uut = MontMul::new(digits);
-        uut.connect_all();
-        generate_verilog(&uut)
-    })
-}
-
 /// Runs a generator on a thread with a large stack: the design structure of a 4096-bit
 /// configuration is several megabytes.
 fn generate(f: impl FnOnce() -> String + Send + 'static) -> String {
@@ -255,7 +243,7 @@ mod tests {
         assert_eq!((m.digits, m.cores, m.stream_bits, m.lanes), (36, 2, 128, 4));
         assert_eq!((m.request_words, m.request_beats, m.result_words, m.result_beats), (73, 19, 37, 10));
         assert_eq!(m.verilog, VERILOG_FILE);
-        assert_eq!(m.interface_version, "4.1");
+        assert_eq!(m.interface_version, "5.0");
         assert_eq!(m.registers["ID"], 0x000);
         assert_eq!(m.registers["KEY_DATA"], 0x04C);
         assert_eq!(m.registers.len(), REGISTERS.len());

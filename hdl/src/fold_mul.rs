@@ -5,7 +5,8 @@
 //! A step is T ← T_high + T_low·M̂ + A_i·B. Two independent multiplications ("slots" 0 and 1) are
 //! interleaved, each step taking two cycles, so every DSP48E1 works every cycle:
 //! - prefetch (the cycle before stage 1): the k·L products a_l·b_i of the slot's next step, one
-//!   DSP each, registered (they do not depend on T);
+//!   DSP each, registered (they do not depend on T); and the slot's M̂ (or N), registered for
+//!   stage 1's DSP ports;
 //! - stage 1: the loop DSPs P_(l,i) = a_l·b_i + t_l·m̂_i (the a·b product as the addend), one per
 //!   product, registered: T's low limbs go straight to the DSPs' 25-bit ports, with no quotient,
 //!   no adder and no multiplexer in front of them other than the slot's;
@@ -16,13 +17,22 @@
 //! multiplication of m steps takes 2·m + 2 cycles from `start` to `done`, whatever the operands,
 //! and its slot can start again in the cycle its result appears. Each slot keeps its own T (the
 //! stage-2 addend t_(j+k) is read in the cycle after stage 1 read t_l).
+//!
+//! The classic mode (`classic` with `start`; model: `ecrt_golden::hw::ClassicPass`) is a
+//! digit-serial pass with an exact quotient on the first row: P_(0,j) = d·b_j + q·n_j, the other
+//! rows 0, and T moves down a limb a step. The quotient q = t_0·N′ + d·(b_0·N′) mod 2^17 is one
+//! DSP multiply-add of its own, fed by registers: in the slot's turn before each step's stage 1
+//! (its prefetch, the turn before, forms d·(b_0·N′)), so a classic step takes two turns, four
+//! cycles, and a pass of s steps 4·s + 2 cycles. The wide REDC's digits of C_hi join stage 2 at
+//! column L; a decremented pass takes A − 1 over N's limbs. Classic moduli have at most N's limbs,
+//! so the loop DSPs above them multiply by 0 in either mode and are not built.
 
 use crate::fold_normalize::FoldNormalize;
 use crate::fold_operands::FoldOperands;
 use crate::fold_sum::FoldSum;
 use crate::many;
-use crate::mul_add::{LoopMulAddReg, MulAddReg, T_BITS, X_BITS, Y_BITS};
-use ecrt_golden::hw::FoldShape;
+use crate::mul_add::{LoopMulAddReg, MulAddReg, P_BITS, T_BITS, X_BITS, Y_BITS};
+use ecrt_golden::hw::{ClassicOp, FoldShape};
 use rust_hdl::prelude::*;
 
 /// The folding multiplier of a [`FoldShape`].
@@ -35,6 +45,12 @@ pub struct FoldMul {
     /// Start a multiplication in slot `phase` with its operands (ignored while that slot is busy
     /// and not done).
     pub start: Signal<In, bool>,
+    /// With `start`: a classic pass (modulus `n0`/`n1`), not a folding multiplication.
+    pub classic: Signal<In, bool>,
+    /// With `start` and `classic`: a wide REDC of B + A·2^(17L) (A and B exact).
+    pub redc: Signal<In, bool>,
+    /// With `start` and `classic`: a pass on A − 1 over N's limbs (the exact division).
+    pub decrement: Signal<In, bool>,
     /// Slot 0's multiplier A, normalized limbs (value < X).
     pub a_in0: Vec<Signal<In, Bits<X_BITS>>>,
     /// Slot 0's multiplicand B, normalized limbs (value < X).
@@ -47,10 +63,22 @@ pub struct FoldMul {
     pub m_hat0: Vec<Signal<In, Bits<Y_BITS>>>,
     /// Slot 1's M̂.
     pub m_hat1: Vec<Signal<In, Bits<Y_BITS>>>,
+    /// Slot 0's classic modulus N (odd), exact limbs, as many as M̂ has.
+    pub n0: Vec<Signal<In, Bits<Y_BITS>>>,
+    /// Slot 1's classic modulus.
+    pub n1: Vec<Signal<In, Bits<Y_BITS>>>,
+    /// −N^(−1) mod 2^17 of slot 0's classic modulus.
+    pub n_prime0: Signal<In, Bits<Y_BITS>>,
+    /// −N^(−1) mod 2^17 of slot 1's.
+    pub n_prime1: Signal<In, Bits<Y_BITS>>,
     /// Slot `phase` finished: `result` is valid in this cycle only.
     pub done: Signal<Out, bool>,
-    /// A·B·R^(−1) mod N, below X, normalized limbs (< 2^17 + 3).
+    /// A·B·R^(−1) mod N, below X (classic: below 2N), normalized limbs (< 2^17 + 3).
     pub result: Vec<Signal<Out, Bits<X_BITS>>>,
+    /// Slot 0 is multiplying.
+    pub busy0: Signal<Out, bool>,
+    /// Slot 1 is multiplying.
+    pub busy1: Signal<Out, bool>,
     /// The limbs of slot `phase`'s T (for tests).
     pub t: Vec<Signal<Out, Bits<T_BITS>>>,
     ph: DFF<bool>,
@@ -68,11 +96,29 @@ pub struct FoldMul {
     s2_valid: DFF<bool>,
     s2_last: DFF<bool>,
     done_r: DFF<bool>,
-    // The prefetched slot's multiplicand and digits; the stage-1 slot's M̂ (0 above N's limbs)
-    // and T's low limbs.
+    // The stage-1 DSPs' narrow factor below N's limbs (0 above): the slot's M̂, or its classic
+    // N, registered in the prefetch.
+    y_stage1: Vec<DFF<Bits<Y_BITS>>>,
+    // Classic: each slot's b_0·N' (its operands and N' hold for the whole pass: valid from the
+    // cycle after its first prefetch on).
+    b0_n_prime0: MulAddReg,
+    b0_n_prime1: MulAddReg,
+    // Prefetch: d·(b_0·N'), or d·b_0 in the first step (T = 0, and b_0·N' is not ready yet).
+    pre_dbn: MulAddReg,
+    pre_quotient: DFF<bool>,
+    pre_first: DFF<bool>,
+    // A wide REDC's digit of C_hi on its way to stage 2.
+    pre_high: DFF<Bits<Y_BITS>>,
+    s1_high: DFF<Bits<Y_BITS>>,
+    // The quotient turn's DSP, and each slot's quotient digit held for its stage 1.
+    q_in: Signal<Local, Bits<Y_BITS>>,
+    quotient: MulAddReg,
+    take_quotient: DFF<bool>,
+    q0: DFF<Bits<Y_BITS>>,
+    q1: DFF<Bits<Y_BITS>>,
+    // The prefetched slot's multiplicand and digits; the stage-1 slot's T's low limbs.
     b_sel: Vec<Signal<Local, Bits<X_BITS>>>,
     digit_sel: Vec<Signal<Local, Bits<Y_BITS>>>,
-    m_sel: Vec<Signal<Local, Bits<Y_BITS>>>,
     t_low: Vec<Signal<Local, Bits<T_BITS>>>,
 }
 
@@ -80,22 +126,33 @@ impl FoldMul {
     /// The multiplier for `shape`.
     pub fn new(shape: &FoldShape) -> Self {
         let FoldShape { limbs_per_step: k, steps, operand_limbs, modulus_limbs, columns } = *shape;
+        let classic_steps = shape.classic_steps(ClassicOp::Multiply);
+        let decremented_steps = shape.classic_steps(ClassicOp::Decremented);
         FoldMul {
             clock: Default::default(),
             phase: Default::default(),
             start: Default::default(),
+            classic: Default::default(),
+            redc: Default::default(),
+            decrement: Default::default(),
             a_in0: many(operand_limbs),
             b_in0: many(operand_limbs),
             a_in1: many(operand_limbs),
             b_in1: many(operand_limbs),
             m_hat0: many(modulus_limbs),
             m_hat1: many(modulus_limbs),
+            n0: many(modulus_limbs),
+            n1: many(modulus_limbs),
+            n_prime0: Default::default(),
+            n_prime1: Default::default(),
             done: Default::default(),
             result: many(operand_limbs),
+            busy0: Default::default(),
+            busy1: Default::default(),
             t: many(columns),
             ph: Default::default(),
-            operands0: FoldOperands::new(operand_limbs, k, steps),
-            operands1: FoldOperands::new(operand_limbs, k, steps),
+            operands0: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
+            operands1: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
             ab: many(k * operand_limbs),
             products: many(k * operand_limbs),
             t0: many(columns),
@@ -107,9 +164,21 @@ impl FoldMul {
             s2_valid: Default::default(),
             s2_last: Default::default(),
             done_r: Default::default(),
+            y_stage1: many(modulus_limbs),
+            b0_n_prime0: Default::default(),
+            b0_n_prime1: Default::default(),
+            pre_dbn: Default::default(),
+            pre_quotient: Default::default(),
+            pre_first: Default::default(),
+            pre_high: Default::default(),
+            s1_high: Default::default(),
+            q_in: Default::default(),
+            quotient: Default::default(),
+            take_quotient: Default::default(),
+            q0: Default::default(),
+            q1: Default::default(),
             b_sel: many(operand_limbs),
             digit_sel: many(k),
-            m_sel: many(operand_limbs),
             t_low: many(k),
         }
     }
@@ -118,8 +187,24 @@ impl FoldMul {
 impl Logic for FoldMul {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ph, pre_valid, pre_last, s2_valid, s2_last, done_r);
-        clock!(self, clock, operands0, operands1);
+        dff_setup!(
+            self,
+            clock,
+            ph,
+            pre_valid,
+            pre_last,
+            s2_valid,
+            s2_last,
+            done_r,
+            pre_quotient,
+            pre_first,
+            pre_high,
+            s1_high,
+            take_quotient,
+            q0,
+            q1
+        );
+        clock!(self, clock, operands0, operands1, b0_n_prime0, b0_n_prime1, pre_dbn, quotient);
         for j in 0..self.t0.len() {
             self.t0[j].clock.next = self.clock.val();
             self.t1[j].clock.next = self.clock.val();
@@ -130,51 +215,160 @@ impl Logic for FoldMul {
             self.ab[p].clock.next = self.clock.val();
             self.products[p].clock.next = self.clock.val();
         }
+        for i in 0..self.y_stage1.len() {
+            self.y_stage1[i].clock.next = self.clock.val();
+        }
         self.ph.d.next = !self.ph.q.val();
         self.phase.next = self.ph.q.val();
         self.done.next = self.done_r.q.val();
         self.done_r.d.next = false;
+        self.busy0.next = self.operands0.busy.val();
+        self.busy1.next = self.operands1.busy.val();
 
-        // Prefetch for slot !ph, whose stage 1 is next cycle: a_l·b_i for its next step.
-        self.operands0.advance.next = self.ph.q.val();
-        self.operands1.advance.next = !self.ph.q.val();
+        for j in 0..1 {
+            self.b0_n_prime0.x.next = self.operands0.b[j].val();
+            self.b0_n_prime1.x.next = self.operands1.b[j].val();
+        }
+        self.b0_n_prime0.y.next = self.n_prime0.val();
+        self.b0_n_prime1.y.next = self.n_prime1.val();
+        self.b0_n_prime0.c.next = 0.into();
+        self.b0_n_prime1.c.next = 0.into();
+
+        // Prefetch for slot !ph, whose turn is next cycle: a_l·b_i for its next step, its M̂ or
+        // N; classic, every other turn is its quotient's instead (the digit holds for both).
+        self.pre_dbn.c.next = 0.into();
         if self.ph.q.val() {
-            self.pre_valid.d.next = self.operands0.pending.val();
+            self.pre_valid.d.next = self.operands0.pending.val() & !self.operands0.quotient_turn.val();
+            self.pre_quotient.d.next = self.operands0.pending.val() & self.operands0.quotient_turn.val();
             self.pre_last.d.next = self.operands0.last.val();
+            self.pre_first.d.next = self.operands0.first.val();
             for i in 0..self.b_sel.len() {
                 self.b_sel[i].next = self.operands0.b[i].val();
             }
             for l in 0..self.digit_sel.len() {
                 self.digit_sel[l].next = self.operands0.digits[l].val();
             }
+            self.pre_high.d.next = 0.into();
+            if self.operands0.redc.val() {
+                for l in 0..1 {
+                    self.pre_high.d.next = self.operands0.digits[l].val();
+                }
+                for l in 0..1 {
+                    self.digit_sel[l].next = 0.into();
+                    if self.operands0.first.val() {
+                        self.digit_sel[l].next = 1.into();
+                    }
+                }
+            }
+            self.pre_dbn.x.next = bit_cast::<X_BITS, Y_BITS>(self.b0_n_prime0.p.val().get_bits::<Y_BITS>(0));
+            if self.operands0.first.val() {
+                for j in 0..1 {
+                    self.pre_dbn.x.next = self.operands0.b[j].val();
+                }
+            }
+            for i in 0..self.y_stage1.len() {
+                self.y_stage1[i].d.next = self.m_hat0[i].val();
+            }
+            if self.operands0.classic.val() {
+                for i in 0..self.y_stage1.len() {
+                    self.y_stage1[i].d.next = self.n0[i].val();
+                }
+            }
         } else {
-            self.pre_valid.d.next = self.operands1.pending.val();
+            self.pre_valid.d.next = self.operands1.pending.val() & !self.operands1.quotient_turn.val();
+            self.pre_quotient.d.next = self.operands1.pending.val() & self.operands1.quotient_turn.val();
             self.pre_last.d.next = self.operands1.last.val();
+            self.pre_first.d.next = self.operands1.first.val();
             for i in 0..self.b_sel.len() {
                 self.b_sel[i].next = self.operands1.b[i].val();
             }
             for l in 0..self.digit_sel.len() {
                 self.digit_sel[l].next = self.operands1.digits[l].val();
             }
-        }
-
-        // Stage 1 (slot ph): P_(l,i) = a_l·b_i + t_l·m̂_i.
-        for i in 0..self.m_hat0.len() {
-            self.m_sel[i].next = self.m_hat0[i].val();
-            if self.ph.q.val() {
-                self.m_sel[i].next = self.m_hat1[i].val();
+            self.pre_high.d.next = 0.into();
+            if self.operands1.redc.val() {
+                for l in 0..1 {
+                    self.pre_high.d.next = self.operands1.digits[l].val();
+                }
+                for l in 0..1 {
+                    self.digit_sel[l].next = 0.into();
+                    if self.operands1.first.val() {
+                        self.digit_sel[l].next = 1.into();
+                    }
+                }
+            }
+            self.pre_dbn.x.next = bit_cast::<X_BITS, Y_BITS>(self.b0_n_prime1.p.val().get_bits::<Y_BITS>(0));
+            if self.operands1.first.val() {
+                for j in 0..1 {
+                    self.pre_dbn.x.next = self.operands1.b[j].val();
+                }
+            }
+            for i in 0..self.y_stage1.len() {
+                self.y_stage1[i].d.next = self.m_hat1[i].val();
+            }
+            if self.operands1.classic.val() {
+                for i in 0..self.y_stage1.len() {
+                    self.y_stage1[i].d.next = self.n1[i].val();
+                }
             }
         }
-        for i in (self.m_hat0.len())..(self.m_sel.len()) {
-            self.m_sel[i].next = 0.into();
+        self.operands0.advance.next = self.ph.q.val();
+        self.operands1.advance.next = !self.ph.q.val();
+        for l in 0..1 {
+            self.pre_dbn.y.next = self.digit_sel[l].val();
         }
+
+        // A quotient turn (slot ph, classic): q = t_0·N' + d·(b_0·N') mod 2^17, or
+        // (d·b_0 mod 2^17)·N' in the first step; it is held for the slot's stage 1, two cycles on.
+        self.quotient.c.next = bit_cast::<P_BITS, Y_BITS>(self.pre_dbn.p.val().get_bits::<Y_BITS>(0));
+        for j in 0..1 {
+            self.q_in.next = self.t0[j].q.val().get_bits::<Y_BITS>(0);
+            if self.ph.q.val() {
+                self.q_in.next = self.t1[j].q.val().get_bits::<Y_BITS>(0);
+            }
+        }
+        self.quotient.y.next = self.n_prime0.val();
+        if self.ph.q.val() {
+            self.quotient.y.next = self.n_prime1.val();
+        }
+        if self.pre_first.q.val() {
+            self.q_in.next = self.pre_dbn.p.val().get_bits::<Y_BITS>(0);
+            self.quotient.c.next = 0.into();
+        }
+        self.quotient.x.next = bit_cast::<X_BITS, Y_BITS>(self.q_in.val());
+        self.take_quotient.d.next = self.pre_quotient.q.val();
+        if self.take_quotient.q.val() {
+            if self.ph.q.val() {
+                self.q0.d.next = self.quotient.p.val().get_bits::<Y_BITS>(0);
+            } else {
+                self.q1.d.next = self.quotient.p.val().get_bits::<Y_BITS>(0);
+            }
+        }
+
+        // Stage 1 (slot ph): P_(l,i) = a_l·b_i + t_l·m̂_i; classic, P_(0,i) = d·b_i + q·n_i.
         for l in 0..self.t_low.len() {
             self.t_low[l].next = self.t0[l].q.val();
             if self.ph.q.val() {
                 self.t_low[l].next = self.t1[l].q.val();
             }
         }
-        // The row length as a loop variable: rust-hdl indexes with loop variables only.
+        if !self.ph.q.val() & self.operands0.classic.val() {
+            for l in 0..self.t_low.len() {
+                self.t_low[l].next = 0.into();
+            }
+            for l in 0..1 {
+                self.t_low[l].next = bit_cast::<T_BITS, Y_BITS>(self.q0.q.val());
+            }
+        }
+        if self.ph.q.val() & self.operands1.classic.val() {
+            for l in 0..self.t_low.len() {
+                self.t_low[l].next = 0.into();
+            }
+            for l in 0..1 {
+                self.t_low[l].next = bit_cast::<T_BITS, Y_BITS>(self.q1.q.val());
+            }
+        }
+        // The row length and N's limbs as loop variables: rust-hdl indexes with loop variables only.
         for row in (self.b_sel.len())..(self.b_sel.len() + 1) {
             for l in 0..self.digit_sel.len() {
                 for i in 0..self.b_sel.len() {
@@ -182,11 +376,15 @@ impl Logic for FoldMul {
                     self.ab[l * row + i].y.next = self.digit_sel[l].val();
                     self.ab[l * row + i].c.next = 0.into();
                     self.products[l * row + i].x.next = self.t_low[l].val();
-                    self.products[l * row + i].y.next = self.m_sel[i].val();
+                    self.products[l * row + i].y.next = 0.into();
                     self.products[l * row + i].c.next = self.ab[l * row + i].p.val();
+                }
+                for i in 0..self.y_stage1.len() {
+                    self.products[l * row + i].y.next = self.y_stage1[i].q.val();
                 }
             }
         }
+        self.s1_high.d.next = self.pre_high.q.val();
         self.s2_valid.d.next = self.pre_valid.q.val();
         self.s2_last.d.next = self.pre_last.q.val();
         for j in 0..self.t.len() {
@@ -196,17 +394,19 @@ impl Logic for FoldMul {
             }
         }
 
-        // Stage 2 (slot !ph): fold, add, redistribute; the new T is the slot's.
+        // Stage 2 (slot !ph): fold (or shift), add, redistribute; the new T is the slot's.
         for p in 0..self.products.len() {
             self.sum.products[p].next = self.products[p].p.val();
         }
-        // T_high: t_(j+k) into column j (k as a loop variable, as rust-hdl indexes).
-        for k in (self.t_low.len())..(self.t_low.len() + 1) {
-            for j in 0..self.sum.base.len() {
-                self.sum.base[j].next = self.t1[j + k].q.val();
-                if self.ph.q.val() {
-                    self.sum.base[j].next = self.t0[j + k].q.val();
-                }
+        self.sum.high.next = self.s1_high.q.val();
+        self.sum.classic.next = self.operands1.classic.val();
+        if self.ph.q.val() {
+            self.sum.classic.next = self.operands0.classic.val();
+        }
+        for j in 0..self.sum.t.len() {
+            self.sum.t[j].next = self.t1[j].q.val();
+            if self.ph.q.val() {
+                self.sum.t[j].next = self.t0[j].q.val();
             }
         }
         for j in 0..self.t0.len() {
@@ -240,15 +440,23 @@ impl Logic for FoldMul {
             self.operands1.a_in[j].next = self.a_in1[j].val();
             self.operands1.b_in[j].next = self.b_in1[j].val();
         }
+        self.operands0.classic_in.next = self.classic.val();
+        self.operands1.classic_in.next = self.classic.val();
+        self.operands0.redc_in.next = self.redc.val();
+        self.operands1.redc_in.next = self.redc.val();
+        self.operands0.decrement_in.next = self.decrement.val();
+        self.operands1.decrement_in.next = self.decrement.val();
         self.operands0.load.next =
             self.start.val() & !self.ph.q.val() & (!self.operands0.busy.val() | self.done_r.q.val());
         self.operands1.load.next =
             self.start.val() & self.ph.q.val() & (!self.operands1.busy.val() | self.done_r.q.val());
-        for j in 0..self.t0.len() {
-            if self.operands0.load.val() {
+        if self.operands0.load.val() {
+            for j in 0..self.t0.len() {
                 self.t0[j].d.next = 0.into();
             }
-            if self.operands1.load.val() {
+        }
+        if self.operands1.load.val() {
+            for j in 0..self.t1.len() {
                 self.t1[j].d.next = 0.into();
             }
         }

@@ -6,9 +6,15 @@
 //! generates a carry when a_l ≥ 2^17 and propagates one when lo17(a_l) = 2^17 − 1, so
 //! carry_(l+1) = g_l | (p_l & carry_l) is logic that synthesis flattens, and the k increments run
 //! side by side.
+//!
+//! In the classic mode (`ecrt_golden::hw::ClassicPass`) A is consumed a digit per step, with a
+//! borrow of 1 into the first for a pass on A − 1: digit_0 = lo17(a_0 + carry − borrow), the
+//! others 0, and A moves down one limb. A classic step takes two turns, its quotient's and its
+//! products' (`quotient_turn` tells which is next); the digit is consumed in the second. A step
+//! count per mode: m folding, S classic, N's limbs for the decremented pass.
 
+use crate::config::STEP_BITS;
 use crate::many;
-use crate::montmul::STEP_BITS;
 use crate::mul_add::{X_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 
@@ -23,7 +29,13 @@ pub struct FoldOperands {
     pub a_in: Vec<Signal<In, Bits<X_BITS>>>,
     /// The multiplicand B, redundant limbs.
     pub b_in: Vec<Signal<In, Bits<X_BITS>>>,
-    /// Consume `digits` (when `pending`).
+    /// With `load`: a classic pass.
+    pub classic_in: Signal<In, bool>,
+    /// With `load`: a classic wide REDC.
+    pub redc_in: Signal<In, bool>,
+    /// With `load`: a classic pass on A − 1 (A ≥ 1).
+    pub decrement_in: Signal<In, bool>,
+    /// The slot's prefetch turn: consume `digits` (when `pending`, and not a quotient turn).
     pub advance: Signal<In, bool>,
     /// The multiplication's last step is done: the slot is free.
     pub finish: Signal<In, bool>,
@@ -35,44 +47,89 @@ pub struct FoldOperands {
     pub pending: Signal<Out, bool>,
     /// `digits` are the multiplication's last step's.
     pub last: Signal<Out, bool>,
+    /// `digits` are the multiplication's first step's.
+    pub first: Signal<Out, bool>,
+    /// Classic: this turn prefetches for the step's quotient, not its products.
+    pub quotient_turn: Signal<Out, bool>,
     /// A multiplication is loaded and not finished.
     pub busy: Signal<Out, bool>,
+    /// The loaded multiplication is a classic pass.
+    pub classic: Signal<Out, bool>,
+    /// The loaded multiplication is a classic wide REDC.
+    pub redc: Signal<Out, bool>,
     steps: Constant<Bits<STEP_BITS>>,
+    classic_steps: Constant<Bits<STEP_BITS>>,
+    decremented_steps: Constant<Bits<STEP_BITS>>,
     all_ones: Constant<Bits<Y_BITS>>,
+    bias: Constant<Bits<20>>,
     a: Vec<DFF<Bits<X_BITS>>>,
     b_regs: Vec<DFF<Bits<X_BITS>>>,
     carry: DFF<bool>,
+    borrow: DFF<bool>,
+    classic_r: DFF<bool>,
+    quotient_turn_r: DFF<bool>,
+    redc_r: DFF<bool>,
+    decrement_r: DFF<bool>,
     step: DFF<Bits<STEP_BITS>>,
+    // The loaded multiplication's step count.
+    step_count: DFF<Bits<STEP_BITS>>,
     busy_r: DFF<bool>,
     // The carries into each of the k digits (carries[0] is the kept one).
     carries: Vec<Signal<Local, bool>>,
+    // Classic: a_0 + carry − borrow + 2^17, never negative; its bits from 17 on are the next
+    // carry or borrow, plus 1.
+    digit_sum: Signal<Local, Bits<20>>,
 }
 
 impl FoldOperands {
-    /// Operand registers for `limbs` limbs, consumed `limbs_per_step` at a time over `steps` steps.
-    pub fn new(limbs: usize, limbs_per_step: usize, steps: usize) -> Self {
+    /// Operand registers for `limbs` limbs, consumed `limbs_per_step` at a time over `steps` steps,
+    /// or one at a time over `classic_steps` (`decremented_steps` for A − 1).
+    pub fn new(
+        limbs: usize,
+        limbs_per_step: usize,
+        steps: usize,
+        classic_steps: usize,
+        decremented_steps: usize,
+    ) -> Self {
         assert!(limbs_per_step <= limbs, "a step consumes at most the whole operand");
-        assert!(steps < 1 << STEP_BITS, "too many steps for the step counter");
+        assert!(steps.max(classic_steps) < 1 << STEP_BITS, "too many steps for the step counter");
         FoldOperands {
             clock: Default::default(),
             load: Default::default(),
             a_in: many(limbs),
             b_in: many(limbs),
+            classic_in: Default::default(),
+            redc_in: Default::default(),
+            decrement_in: Default::default(),
             advance: Default::default(),
             finish: Default::default(),
             digits: many(limbs_per_step),
             b: many(limbs),
             pending: Default::default(),
             last: Default::default(),
+            first: Default::default(),
+            quotient_turn: Default::default(),
             busy: Default::default(),
+            classic: Default::default(),
+            redc: Default::default(),
             steps: Constant::new((steps as u64).into()),
+            classic_steps: Constant::new((classic_steps as u64).into()),
+            decremented_steps: Constant::new((decremented_steps as u64).into()),
             all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
+            bias: Constant::new((1u64 << Y_BITS).into()),
             a: many(limbs),
             b_regs: many(limbs),
             carry: Default::default(),
+            borrow: Default::default(),
+            classic_r: Default::default(),
+            quotient_turn_r: Default::default(),
+            redc_r: Default::default(),
+            decrement_r: Default::default(),
             step: Default::default(),
             busy_r: Default::default(),
             carries: many(limbs_per_step + 1),
+            digit_sum: Default::default(),
+            step_count: Default::default(),
         }
     }
 }
@@ -80,7 +137,19 @@ impl FoldOperands {
 impl Logic for FoldOperands {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, carry, step, busy_r);
+        dff_setup!(
+            self,
+            clock,
+            carry,
+            borrow,
+            classic_r,
+            quotient_turn_r,
+            redc_r,
+            decrement_r,
+            step,
+            step_count,
+            busy_r
+        );
         for j in 0..self.a.len() {
             self.a[j].clock.next = self.clock.val();
             self.b_regs[j].clock.next = self.clock.val();
@@ -94,21 +163,55 @@ impl Logic for FoldOperands {
             self.carries[l + 1].next = self.a[l].q.val().get_bit(17)
                 | ((self.a[l].q.val().get_bits::<Y_BITS>(0) == self.all_ones.val()) & self.carries[l].val());
         }
-        self.busy.next = self.busy_r.q.val();
-        self.pending.next = self.busy_r.q.val() & (self.step.q.val() != self.steps.val());
-        self.last.next = (self.step.q.val() + 1) == self.steps.val();
-        if self.advance.val() & self.pending.val() {
-            self.step.d.next = self.step.q.val() + 1;
-            // k as a loop variable: rust-hdl unrolls loops, an index may use loop variables only,
-            // and a range may not use an outer loop's variable.
-            for k in (self.digits.len())..(self.digits.len() + 1) {
-                self.carry.d.next = self.carries[k].val();
-                for j in 0..(self.a.len() - self.digits.len()) {
-                    self.a[j].d.next = self.a[j + k].q.val();
-                }
+        self.digit_sum.next = bit_cast::<20, X_BITS>(self.a[0].q.val()) + self.bias.val();
+        if self.carry.q.val() {
+            self.digit_sum.next = bit_cast::<20, X_BITS>(self.a[0].q.val()) + self.bias.val() + 1;
+        }
+        if self.borrow.q.val() {
+            self.digit_sum.next = bit_cast::<20, X_BITS>(self.a[0].q.val()) + self.bias.val() - 1;
+        }
+        if self.classic_r.q.val() {
+            for l in 0..1 {
+                self.digits[l].next = self.digit_sum.val().get_bits::<Y_BITS>(0);
             }
-            for j in (self.a.len() - self.digits.len())..self.a.len() {
-                self.a[j].d.next = 0.into();
+            for l in 1..self.digits.len() {
+                self.digits[l].next = 0.into();
+            }
+        }
+        self.classic.next = self.classic_r.q.val();
+        self.redc.next = self.redc_r.q.val();
+        self.busy.next = self.busy_r.q.val();
+        self.pending.next = self.busy_r.q.val() & (self.step.q.val() != self.step_count.q.val());
+        self.last.next = (self.step.q.val() + 1) == self.step_count.q.val();
+        self.first.next = self.step.q.val() == 0;
+        self.quotient_turn.next = self.quotient_turn_r.q.val();
+        if self.advance.val() & self.pending.val() & self.classic_r.q.val() {
+            self.quotient_turn_r.d.next = !self.quotient_turn_r.q.val();
+        }
+        if self.advance.val() & self.pending.val() & !self.quotient_turn_r.q.val() {
+            self.step.d.next = self.step.q.val() + 1;
+            if self.classic_r.q.val() {
+                // digit_sum − 2^17 is the next carry (1) or borrow (−1).
+                self.carry.d.next = self.digit_sum.val().get_bits::<3>(17) == 2;
+                self.borrow.d.next = self.digit_sum.val().get_bits::<3>(17) == 0;
+                for j in 0..(self.a.len() - 1) {
+                    self.a[j].d.next = self.a[j + 1].q.val();
+                }
+                for j in (self.a.len() - 1)..self.a.len() {
+                    self.a[j].d.next = 0.into();
+                }
+            } else {
+                // k as a loop variable: rust-hdl unrolls loops, an index may use loop variables
+                // only, and a range may not use an outer loop's variable.
+                for k in (self.digits.len())..(self.digits.len() + 1) {
+                    self.carry.d.next = self.carries[k].val();
+                    for j in 0..(self.a.len() - self.digits.len()) {
+                        self.a[j].d.next = self.a[j + k].q.val();
+                    }
+                }
+                for j in (self.a.len() - self.digits.len())..self.a.len() {
+                    self.a[j].d.next = 0.into();
+                }
             }
         }
         if self.finish.val() {
@@ -120,7 +223,19 @@ impl Logic for FoldOperands {
                 self.b_regs[j].d.next = self.b_in[j].val();
             }
             self.carry.d.next = false;
+            self.borrow.d.next = self.classic_in.val() & self.decrement_in.val();
+            self.classic_r.d.next = self.classic_in.val();
+            self.quotient_turn_r.d.next = self.classic_in.val();
+            self.redc_r.d.next = self.classic_in.val() & self.redc_in.val();
+            self.decrement_r.d.next = self.classic_in.val() & self.decrement_in.val();
             self.step.d.next = 0.into();
+            self.step_count.d.next = self.steps.val();
+            if self.classic_in.val() {
+                self.step_count.d.next = self.classic_steps.val();
+                if self.decrement_in.val() {
+                    self.step_count.d.next = self.decremented_steps.val();
+                }
+            }
             self.busy_r.d.next = true;
         }
     }
@@ -136,7 +251,7 @@ mod tests {
 
     #[test]
     fn fold_operands_is_synthesizable() {
-        let mut uut = FoldOperands::new(5, 2, 3);
+        let mut uut = FoldOperands::new(5, 2, 3, 6, 4);
         uut.connect_all();
         yosys_validate("ecrt_fold_operands", &generate_verilog(&uut)).unwrap();
     }
@@ -159,7 +274,7 @@ mod tests {
             }
             let expected = to_limbs(&value, k * steps);
             let a_in = a.clone();
-            let trace = simulate(FoldOperands::new(limbs, k, steps), steps + 3, move |uut, cycle| {
+            let trace = simulate(FoldOperands::new(limbs, k, steps, limbs + 1, limbs), steps + 3, move |uut, cycle| {
                 uut.load.next = cycle == 0;
                 for (port, &limb) in uut.a_in.iter_mut().zip(&a_in) {
                     port.next = limb.into();
@@ -175,6 +290,58 @@ mod tests {
                 assert_eq!(digits[..], expected[i * k..(i + 1) * k], "limbs {limbs}, k {k}, step {i}");
             }
             assert!(!trace[1 + steps].0, "nothing pending after the last step");
+        }
+    }
+
+    /// Redundant limbs, with carries and borrows across them.
+    fn redundant(value: &num_bigint::BigUint, limbs: usize, rng: &mut impl Rng) -> Vec<u64> {
+        let mut a = to_limbs(value, limbs);
+        for j in 0..limbs - 1 {
+            if a[j + 1] > 0 && a[j] < 3 && rng.gen_bool(0.7) {
+                a[j + 1] -= 1;
+                a[j] += 1 << 17;
+            }
+        }
+        a
+    }
+
+    /// Classic: one exact digit per step of two turns (of A − 1 over the decremented step count;
+    /// of A over the classic one otherwise), the other k − 1 digits 0.
+    #[test]
+    fn classic_passes_take_a_digit_a_step() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(31);
+        let (limbs, k, steps, classic_steps) = (6usize, 3usize, 3usize, 8usize);
+        for decrement in [false, true] {
+            // Limbs of 0 below the top make the borrow run.
+            let value = num_bigint::BigUint::from(1u32) << (17 * 3) | rng.gen_biguint(17 * 2);
+            let value = if rng.gen_bool(0.5) { value } else { num_bigint::BigUint::from(1u32) << (17 * 4) };
+            let a = redundant(&value, limbs, &mut rng);
+            let count = if decrement { limbs } else { classic_steps };
+            let expected = to_limbs(&(if decrement { &value - 1u32 } else { value.clone() }), count);
+            let a_in = a.clone();
+            let trace =
+                simulate(FoldOperands::new(limbs, k, steps, classic_steps, limbs), 2 * count + 3, move |uut, cycle| {
+                    uut.load.next = cycle == 0;
+                    uut.classic_in.next = true;
+                    uut.decrement_in.next = decrement;
+                    for (port, &limb) in uut.a_in.iter_mut().zip(&a_in) {
+                        port.next = limb.into();
+                    }
+                    uut.advance.next = cycle >= 1;
+                    let digits: Vec<u64> = uut.digits.iter().map(|d| d.val().to_u64()).collect();
+                    (uut.pending.val(), uut.last.val(), uut.first.val(), uut.quotient_turn.val(), digits)
+                });
+            // Each step: its quotient's turn, then its products' (which consumes the digit).
+            for (i, &digit) in expected.iter().enumerate() {
+                for (turn, quotient) in [(1 + 2 * i, true), (2 + 2 * i, false)] {
+                    let (pending, last, first, quotient_turn, digits) = &trace[turn];
+                    assert!(*pending && *first == (i == 0) && *quotient_turn == quotient, "step {i}");
+                    assert_eq!(*last, i + 1 == count, "step {i}: last");
+                    assert_eq!(digits[0], digit, "decrement {decrement}, step {i}");
+                    assert!(digits[1..].iter().all(|&d| d == 0), "step {i}: one digit");
+                }
+            }
+            assert!(!trace[1 + 2 * count].0, "nothing pending after the last step");
         }
     }
 }

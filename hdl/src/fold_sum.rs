@@ -1,13 +1,18 @@
 //! The folding multiplier's second stage ([`crate::fold_mul`]): every column sum and its
-//! redistribution, combinational. Column j of the new T is
-//! c_j = t_(j+k) + Σ_l P_(l, j−l) (`base` holds t_k, t_(k+1), …), where P_(l,i) = a_l·b_i + t_l·m̂_i is the registered output of
-//! loop DSP (l, i); then t′_j = lo17(c_j) + mid17(c_(j−1)) + hi(c_(j−2)) (`ecrt_golden::hw::
-//! FoldContext::step`). The index pattern (which product lands in which column) is fixed by the
-//! shape, so this leaf writes its Verilog from the shape: rust-hdl's own loops cannot index with
-//! a parameter, nor cast an indexed signal.
+//! redistribution, combinational. Column j of the new T is c_j = t_(j+k) + Σ_l P_(l, j−l), where
+//! P_(l,i) = a_l·b_i + t_l·m̂_i is the registered output of loop DSP (l, i); then
+//! t′_j = lo17(c_j) + mid17(c_(j−1)) + hi(c_(j−2)) (`ecrt_golden::hw::FoldContext::step`).
+//!
+//! In the classic mode (`ecrt_golden::hw::ClassicPass::step`) only the first row's products are
+//! non-zero: c_j = t_j + P_(0,j), plus a wide REDC's digit in column L (the row's length), and T
+//! moves down a limb: t′_j = lo17(c_(j+1)) + mid17(c_j) + hi(c_(j−1)).
+//!
+//! The index pattern (which product lands in which column) is fixed by the shape, so this leaf
+//! writes its Verilog from the shape: rust-hdl's own loops cannot index with a parameter, nor
+//! cast an indexed signal.
 
 use crate::many;
-use crate::mul_add::{LOOP_BITS, T_BITS};
+use crate::mul_add::{LOOP_BITS, T_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
@@ -20,25 +25,38 @@ const LIMB_MASK: u64 = (1 << 17) - 1;
 /// `row` products per limb of the step.
 #[derive(LogicBlock)]
 pub struct FoldSum {
-    /// The limbs of T being folded (the stage-2 slot's) that are added as they are: t_k, t_(k+1),
-    /// … (its k lowest limbs are multiplied by M̂ instead, in the products).
-    pub base: Vec<Signal<In, Bits<T_BITS>>>,
+    /// The limbs of the stage-2 slot's T. Folding, t_k, t_(k+1), … are added as they are (its k
+    /// lowest limbs are multiplied by M̂ instead, in the products); classic, all of them.
+    pub t: Vec<Signal<In, Bits<T_BITS>>>,
     /// Product (l, i), at index l·row + i: it lands in column i + l.
     pub products: Vec<Signal<In, Bits<LOOP_BITS>>>,
+    /// The step is a classic one.
+    pub classic: Signal<In, bool>,
+    /// A wide REDC's digit for column L (0 otherwise).
+    pub high: Signal<In, Bits<Y_BITS>>,
     /// The limbs of the new T.
     pub t_next: Vec<Signal<Out, Bits<T_BITS>>>,
+    /// k (a constant of the shape, kept where the Verilog writer can read it).
+    limbs_per_step: Constant<Bits<8>>,
 }
 
 impl FoldSum {
     /// The network for `limbs_per_step` (k) rows of `row` products over `columns` columns.
     pub fn new(limbs_per_step: usize, row: usize, columns: usize) -> Self {
         assert!(row + limbs_per_step <= columns + 1, "every product lands in a column");
-        FoldSum { base: many(columns - limbs_per_step), products: many(limbs_per_step * row), t_next: many(columns) }
+        assert!(row < columns, "column L exists");
+        FoldSum {
+            t: many(columns),
+            products: many(limbs_per_step * row),
+            classic: Default::default(),
+            high: Default::default(),
+            t_next: many(columns),
+            limbs_per_step: Constant::new((limbs_per_step as u64).into()),
+        }
     }
 
-    /// k: `base` leaves out T's k lowest limbs.
     fn limbs_per_step(&self) -> usize {
-        self.t_next.len() - self.base.len()
+        self.limbs_per_step.val().to_u64() as usize
     }
 
     fn row(&self) -> usize {
@@ -58,18 +76,22 @@ impl FoldSum {
 
 impl Logic for FoldSum {
     fn update(&mut self) {
-        let w = self.columns();
-        let mut sums: Vec<u64> = (0..w).map(|j| self.base.get(j).map_or(0, |b| b.val().to_u64())).collect();
+        let (w, k, row, classic) = (self.columns(), self.limbs_per_step(), self.row(), self.classic.val());
+        let base = |j: usize| if classic { j } else { j + k };
+        let mut sums: Vec<u64> = (0..w).map(|j| self.t.get(base(j)).map_or(0, |t| t.val().to_u64())).collect();
         for (p, column) in self.landing() {
             sums[column] += self.products[p].val().to_u64();
         }
+        sums[row] += self.high.val().to_u64();
+        sums.push(0);
         for j in 0..w {
-            let mut limb = sums[j] & LIMB_MASK;
-            if j >= 1 {
-                limb += (sums[j - 1] >> 17) & LIMB_MASK;
+            let top = if classic { j + 1 } else { j };
+            let mut limb = sums[top] & LIMB_MASK;
+            if top >= 1 {
+                limb += (sums[top - 1] >> 17) & LIMB_MASK;
             }
-            if j >= 2 {
-                limb += sums[j - 2] >> 34;
+            if top >= 2 {
+                limb += sums[top - 2] >> 34;
             }
             self.t_next[j].next = Bits::<T_BITS>::from(limb & ((1 << T_BITS) - 1));
         }
@@ -80,22 +102,29 @@ impl Logic for FoldSum {
         }
     }
     fn hdl(&self) -> Verilog {
-        let w = self.columns();
-        let mut terms: Vec<Vec<String>> =
-            (0..w).map(|j| if j < self.base.len() { vec![format!("base${j}")] } else { vec![] }).collect();
+        let (w, k, row) = (self.columns(), self.limbs_per_step(), self.row());
+        let mut terms: Vec<Vec<String>> = (0..w).map(|j| vec![format!("base_{j}")]).collect();
         for (p, column) in self.landing() {
             terms[column].push(format!("products${p}"));
         }
+        terms[row].push("high".into());
         let mut v = String::new();
         for j in 0..w {
+            writeln!(v, "reg [{}:0] base_{j};", T_BITS - 1).unwrap();
+        }
+        for j in 0..=w {
             writeln!(v, "reg [{}:0] sum_{j};", SUM_BITS - 1).unwrap();
         }
         v.push_str("always @(*) begin\n");
-        for (j, t) in terms.iter().enumerate() {
-            let expr = if t.is_empty() { format!("{SUM_BITS}'h0") } else { balanced_sum(t) };
-            writeln!(v, "   sum_{j} = {expr};").unwrap();
-        }
         for j in 0..w {
+            let folded = if j + k < w { format!("t${}", j + k) } else { format!("{T_BITS}'h0") };
+            writeln!(v, "   base_{j} = classic ? t${j} : {folded};").unwrap();
+        }
+        for (j, t) in terms.iter().enumerate() {
+            writeln!(v, "   sum_{j} = {};", balanced_sum(t)).unwrap();
+        }
+        writeln!(v, "   sum_{w} = {SUM_BITS}'h0;").unwrap();
+        let redistributed = |j: usize| {
             let mut parts = vec![format!("sum_{j}[16:0]")];
             if j >= 1 {
                 parts.push(format!("sum_{}[33:17]", j - 1));
@@ -103,7 +132,10 @@ impl Logic for FoldSum {
             if j >= 2 {
                 parts.push(format!("sum_{}[{}:34]", j - 2, SUM_BITS - 1));
             }
-            writeln!(v, "   t_next${j} = {};", parts.join(" + ")).unwrap();
+            parts.join(" + ")
+        };
+        for j in 0..w {
+            writeln!(v, "   t_next${j} = classic ? {} : {};", redistributed(j + 1), redistributed(j)).unwrap();
         }
         v.push_str("end\n");
         Verilog::Custom(v)
@@ -137,7 +169,7 @@ mod tests {
 
     #[test]
     fn fold_sum_is_synthesizable() {
-        let mut uut = FoldSum::new(3, 4, 7);
+        let mut uut = FoldSum::new(3, 4, 8);
         uut.connect_all();
         yosys_validate("ecrt_fold_sum", &generate_verilog(&uut)).unwrap();
     }

@@ -7,7 +7,6 @@ pub use ecrt_contract::{config, host, interface, limbs};
 
 pub mod accelerator;
 pub mod board;
-pub mod column;
 pub mod correction;
 pub mod decrypt_core;
 pub mod emit;
@@ -16,11 +15,9 @@ pub mod fold_normalize;
 pub mod fold_operands;
 pub mod fold_sum;
 pub mod modexp;
-pub mod montmul;
 pub mod mul_add;
 pub mod registers;
 pub mod slot_control;
-pub mod slot_operands;
 pub mod stream_in;
 pub mod stream_out;
 #[doc(hidden)]
@@ -29,10 +26,7 @@ pub mod testing;
 testing::clocked!(
     mul_add::MulAddReg,
     mul_add::LoopMulAddReg,
-    column::Column,
-    montmul::MontMul,
     slot_control::SlotControl,
-    slot_operands::SlotOperands,
     fold_operands::FoldOperands,
     fold_mul::FoldMul,
     modexp::ModExp,

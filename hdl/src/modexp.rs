@@ -1,17 +1,14 @@
-//! The modular exponentiation unit: two interleaved multipliers shared by two [`SlotControl`]s,
+//! The modular exponentiation unit: one multiplier's two interleaved slots driven by two [`SlotControl`]s,
 //! so that two exponentiations with independent moduli and exponents (in decryption: mod p² and
 //! mod q²) keep the DSPs busy. Each slot's exponent is fixed per key and loaded once.
 //!
-//! Every multiplication inside the Montgomery domain (×R³, the table, the windows) runs on the
-//! [`FoldMul`], k limbs per step; the few that need an exact quotient (the wide REDC of the
-//! ciphertext, the way out of the domain, the exact division, ×t·R mod n) on the classic
-//! [`MontMul`] over S = k·(m − 1) digits, so that both share R = 2^(17·S). Both toggle their
-//! phase from reset alike, so a slot's turn is the same on both; a slot has one multiplication
-//! in flight, so at most one of the two shows a result for the slot whose turn it is.
+//! Every multiplication runs on the [`FoldMul`]: those inside the Montgomery domain (×R³, the
+//! table, the windows) k limbs per step, the few that need an exact quotient (the wide REDC of
+//! the ciphertext, the way out of the domain, the exact division, ×t·R mod n) as its classic
+//! passes over S = k·(m − 1) digits, so that both share R = 2^(17·S).
 
 use crate::fold_mul::FoldMul;
 use crate::many;
-use crate::montmul::MontMul;
 use crate::mul_add::{X_BITS, Y_BITS};
 use crate::slot_control::{LoadTarget, SlotControl};
 use ecrt_golden::hw::{FoldShape, Schedule};
@@ -54,12 +51,9 @@ pub struct ModExp {
     pub mul_done: Signal<Out, bool>,
     /// The multiplier's slot in this cycle (for traces and tests).
     pub phase: Signal<Out, bool>,
-    multiplier: MontMul,
     fold: FoldMul,
     slot0: SlotControl,
     slot1: SlotControl,
-    // The result of the slot whose turn it is, from whichever multiplier shows one.
-    mm_result: Vec<Signal<Local, Bits<X_BITS>>>,
 }
 
 impl ModExp {
@@ -86,11 +80,9 @@ impl ModExp {
             busy1: Default::default(),
             mul_done: Default::default(),
             phase: Default::default(),
-            multiplier: MontMul::new(digits),
             fold: FoldMul::new(shape),
-            slot0: SlotControl::new(digits, m_hat_limbs, exponent_bits, schedule, decrypt),
-            slot1: SlotControl::new(digits, m_hat_limbs, exponent_bits, schedule, decrypt),
-            mm_result: many(digits),
+            slot0: SlotControl::new(digits, shape.operand_limbs, m_hat_limbs, exponent_bits, schedule, decrypt),
+            slot1: SlotControl::new(digits, shape.operand_limbs, m_hat_limbs, exponent_bits, schedule, decrypt),
         }
     }
 }
@@ -98,7 +90,7 @@ impl ModExp {
 impl Logic for ModExp {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, multiplier, fold, slot0, slot1);
+        clock!(self, clock, fold, slot0, slot1);
         self.slot0.load.next = self.load.val() & (!self.load_slot.val() | self.load_both.val());
         self.slot1.load.next = self.load.val() & (self.load_slot.val() | self.load_both.val());
         self.slot0.load_target.next = self.load_target.val();
@@ -107,68 +99,54 @@ impl Logic for ModExp {
         self.slot1.load_data.next = self.load_data.val();
         self.slot0.start.next = self.start0.val();
         self.slot1.start.next = self.start1.val();
-        self.slot0.my_turn.next = !self.multiplier.phase.val();
-        self.slot1.my_turn.next = self.multiplier.phase.val();
-        self.slot0.mm_done.next = self.multiplier.done.val() & !self.multiplier.phase.val();
-        self.slot1.mm_done.next = self.multiplier.done.val() & self.multiplier.phase.val();
-        if self.slot0.on_fold.val() {
-            self.slot0.mm_done.next = self.fold.done.val() & !self.fold.phase.val();
-        }
-        if self.slot1.on_fold.val() {
-            self.slot1.mm_done.next = self.fold.done.val() & self.fold.phase.val();
-        }
-        self.slot0.mm_busy.next = self.multiplier.busy0.val();
-        self.slot1.mm_busy.next = self.multiplier.busy1.val();
-        self.multiplier.start.next = (self.slot0.issue.val() & !self.slot0.issue_fold.val())
-            | (self.slot1.issue.val() & !self.slot1.issue_fold.val());
-        self.fold.start.next = (self.slot0.issue.val() & self.slot0.issue_fold.val())
-            | (self.slot1.issue.val() & self.slot1.issue_fold.val());
-        self.multiplier.redc.next = self.slot0.issue_redc.val() | self.slot1.issue_redc.val();
-        self.multiplier.decrement.next = self.slot0.issue_decrement.val() | self.slot1.issue_decrement.val();
-        self.multiplier.n_prime0.next = self.slot0.n_prime_out.val();
-        self.multiplier.n_prime1.next = self.slot1.n_prime_out.val();
+        self.slot0.my_turn.next = !self.fold.phase.val();
+        self.slot1.my_turn.next = self.fold.phase.val();
+        self.slot0.mm_done.next = self.fold.done.val() & !self.fold.phase.val();
+        self.slot1.mm_done.next = self.fold.done.val() & self.fold.phase.val();
+        self.slot0.mm_busy.next = self.fold.busy0.val();
+        self.slot1.mm_busy.next = self.fold.busy1.val();
+        self.fold.start.next = self.slot0.issue.val() | self.slot1.issue.val();
+        self.fold.classic.next = (self.slot0.issue.val() & self.slot0.issue_classic.val())
+            | (self.slot1.issue.val() & self.slot1.issue_classic.val());
+        self.fold.redc.next = self.slot0.issue_redc.val() | self.slot1.issue_redc.val();
+        self.fold.decrement.next = self.slot0.issue_decrement.val() | self.slot1.issue_decrement.val();
+        self.fold.n_prime0.next = self.slot0.n_prime_out.val();
+        self.fold.n_prime1.next = self.slot1.n_prime_out.val();
         for j in 0..self.fold.m_hat0.len() {
             self.fold.m_hat0[j].next = self.slot0.m_hat_out[j].val();
             self.fold.m_hat1[j].next = self.slot1.m_hat_out[j].val();
         }
-        // The folding multiplier's operands and results are the low limbs of a slot's values;
-        // the limbs above are 0 for every value it takes or gives (all are below 2^(17k+3)·N).
+        // The multiplier's operands, moduli and results are the low limbs of a slot's values; the
+        // limbs above are 0 for every value it takes or gives (all are below 2^(17k+3)·N).
         for j in 0..self.fold.a_in0.len() {
             self.fold.a_in0[j].next = self.slot0.a_out[j].val();
             self.fold.b_in0[j].next = self.slot0.b_out[j].val();
             self.fold.a_in1[j].next = self.slot1.a_out[j].val();
             self.fold.b_in1[j].next = self.slot1.b_out[j].val();
         }
-        for j in 0..self.mm_result.len() {
-            self.mm_result[j].next = self.multiplier.result[j].val();
-        }
-        if self.fold.done.val() {
-            for j in 0..self.fold.result.len() {
-                self.mm_result[j].next = self.fold.result[j].val();
-            }
-            for j in (self.fold.result.len())..(self.mm_result.len()) {
-                self.mm_result[j].next = 0.into();
-            }
+        for j in 0..self.fold.n0.len() {
+            self.fold.n0[j].next = self.slot0.n_out[j].val();
+            self.fold.n1[j].next = self.slot1.n_out[j].val();
         }
         for j in 0..self.result.len() {
-            self.slot0.mm_result[j].next = self.mm_result[j].val();
-            self.slot1.mm_result[j].next = self.mm_result[j].val();
-            self.multiplier.n0[j].next = self.slot0.n_out[j].val();
-            self.multiplier.n1[j].next = self.slot1.n_out[j].val();
-            // Each slot's operands straight to its own operand registers: no multiplexer by phase.
-            self.multiplier.a_in0[j].next = self.slot0.a_out[j].val();
-            self.multiplier.b_in0[j].next = self.slot0.b_out[j].val();
-            self.multiplier.a_in1[j].next = self.slot1.a_out[j].val();
-            self.multiplier.b_in1[j].next = self.slot1.b_out[j].val();
-            self.result[j].next = self.mm_result[j].val();
+            self.result[j].next = 0.into();
+        }
+        for j in 0..self.fold.result.len() {
+            self.result[j].next = self.fold.result[j].val();
+        }
+        for j in 0..self.fold.result.len() {
+            self.slot0.mm_result[j].next = self.fold.result[j].val();
+            self.slot1.mm_result[j].next = self.fold.result[j].val();
+        }
+        for j in 0..self.result.len() {
             self.n_public[j].next = self.slot0.n_public[j].val();
         }
         self.done.next = self.slot0.done.val() | self.slot1.done.val();
         self.done_slot.next = self.slot1.done.val();
         self.busy0.next = self.slot0.busy.val();
         self.busy1.next = self.slot1.busy.val();
-        self.mul_done.next = self.multiplier.done.val() | self.fold.done.val();
-        self.phase.next = self.multiplier.phase.val();
+        self.mul_done.next = self.fold.done.val();
+        self.phase.next = self.fold.phase.val();
     }
 }
 

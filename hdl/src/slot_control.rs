@@ -4,7 +4,8 @@
 //! Schedule: fixed-window, left to right (`ecrt_golden::hw::Schedule::FixedWindow`), in which every
 //! window costs w squarings and one table multiplication, also a zero window, so the sequence of
 //! operations depends only on (exponent bits, w). Operations, for W = ⌈L/w⌉ windows:
-//! 0. c̃ = REDC(c) = c·R^(−1) mod N for a base c < R·N of 2·S limbs (the ciphertext);
+//! 0. c̃ = REDC(c) = c·R^(−1) mod N for a base c < 2^(17L)·N of 2·S limbs (the ciphertext), split at
+//!    limb L, the multiplier's operand width;
 //! 1. x̃ = c̃·R³ = c·R (into the Montgomery domain), stored as T[1];
 //! 2. T[j] = T[j−1]·x̃ for j = 2 … 2^w − 1 (T[0] = R mod N is loaded with the key);
 //! 3. acc = T[top window]; then per remaining window: w squarings, one multiplication by T[window];
@@ -124,11 +125,9 @@ pub struct SlotControl {
     pub issue_redc: Signal<Out, bool>,
     /// The issued multiplication takes `a_out` − 1.
     pub issue_decrement: Signal<Out, bool>,
-    /// The issued multiplication goes to the folding multiplier (the exponentiation's), not the
-    /// classic one.
-    pub issue_fold: Signal<Out, bool>,
-    /// The multiplication in flight is on the folding multiplier.
-    pub on_fold: Signal<Out, bool>,
+    /// The issued multiplication is a classic pass (exact quotient, modulus `n_out`), not a
+    /// folding multiplication inside the Montgomery domain.
+    pub issue_classic: Signal<Out, bool>,
     /// The next multiplier A.
     pub a_out: Vec<Signal<Out, Bits<X_BITS>>>,
     /// The next multiplicand B.
@@ -163,6 +162,8 @@ pub struct SlotControl {
     r3: Vec<DFF<Bits<X_BITS>>>,
     one: Vec<DFF<Bits<X_BITS>>>,
     t_mont: Vec<DFF<Bits<X_BITS>>>,
+    // The base's 2·S limbs, least significant first, split where a wide REDC splits it: its L
+    // low limbs (the multiplier's operand width) and the rest.
     base_low: Vec<DFF<Bits<X_BITS>>>,
     base_high: Vec<DFF<Bits<X_BITS>>>,
     x_mont: Vec<DFF<Bits<X_BITS>>>,
@@ -192,9 +193,9 @@ pub struct SlotControl {
 pub enum Operand {
     /// The multiplier's result (the accumulator).
     Result,
-    /// The low S limbs of the loaded base.
+    /// The low L limbs of the loaded base.
     BaseLow,
-    /// The high S limbs of the loaded base.
+    /// The loaded base's limbs from L on.
     BaseHigh,
     /// The table entry of the current window.
     Entry,
@@ -209,11 +210,19 @@ pub enum Operand {
 }
 
 impl SlotControl {
-    /// A slot for `digits`-limb operands, moduli of `modulus_limbs` limbs (M̂'s), exponents of
-    /// `exponent_bits` bits and `schedule` (fixed windows of up to [`WINDOW_BITS_MAX`] bits, or
-    /// right to left in one segment); with `decrypt`, it goes on from the exponentiation to its
-    /// prime's eCRT term.
-    pub fn new(digits: usize, modulus_limbs: usize, exponent_bits: usize, schedule: Schedule, decrypt: bool) -> Self {
+    /// A slot for `digits`-limb values (S), a multiplier of `operand_limbs`-limb operands (L),
+    /// moduli of `modulus_limbs` limbs (M̂'s), exponents of `exponent_bits` bits and `schedule`
+    /// (fixed windows of up to [`WINDOW_BITS_MAX`] bits, or right to left in one segment); with
+    /// `decrypt`, it goes on from the exponentiation to its prime's eCRT term.
+    pub fn new(
+        digits: usize,
+        operand_limbs: usize,
+        modulus_limbs: usize,
+        exponent_bits: usize,
+        schedule: Schedule,
+        decrypt: bool,
+    ) -> Self {
+        assert!(operand_limbs <= digits, "values hold the multiplier's operands");
         let segmented = matches!(schedule, Schedule::RightToLeft { .. });
         assert!(
             !segmented || schedule == Schedule::RightToLeft { segments: 1 },
@@ -232,18 +241,17 @@ impl SlotControl {
             my_turn: Default::default(),
             mm_done: Default::default(),
             mm_busy: Default::default(),
-            mm_result: many(digits),
+            mm_result: many(operand_limbs),
             issue: Default::default(),
             issue_redc: Default::default(),
             issue_decrement: Default::default(),
-            issue_fold: Default::default(),
-            on_fold: Default::default(),
+            issue_classic: Default::default(),
             m_hat_out: many(modulus_limbs),
             m_hat: many(modulus_limbs),
             n_public: many(digits),
-            a_out: many(digits),
-            b_out: many(digits),
-            n_out: many(digits),
+            a_out: many(operand_limbs),
+            b_out: many(operand_limbs),
+            n_out: many(modulus_limbs),
             n_prime_out: Default::default(),
             done: Default::default(),
             busy: Default::default(),
@@ -253,26 +261,26 @@ impl SlotControl {
             decrypt: Constant::new(decrypt),
             segmented: Constant::new(segmented),
             state: Default::default(),
-            modulus: many(digits),
+            modulus: many(modulus_limbs),
             n_prime: Default::default(),
-            modulus_div: many(digits),
+            modulus_div: many(modulus_limbs),
             n_prime_div: Default::default(),
             modulus_n: many(digits),
             n_prime_n: Default::default(),
-            r3: many(digits),
-            one: many(digits),
-            t_mont: many(digits),
-            base_low: many(digits),
-            base_high: many(digits),
-            x_mont: many(digits),
+            r3: many(operand_limbs),
+            one: many(operand_limbs),
+            t_mont: many(operand_limbs),
+            base_low: many(operand_limbs),
+            base_high: many(2 * digits - operand_limbs),
+            x_mont: many(operand_limbs),
             exponent: many(windows),
-            table: many(digits),
+            table: many(operand_limbs),
             table_index: Default::default(),
             squares_left: Default::default(),
             windows_left: Default::default(),
             acc_set: Default::default(),
             exponent_bit: Default::default(),
-            entry: many(digits),
+            entry: many(operand_limbs),
             read_address: Default::default(),
             write_address: Default::default(),
             write_enable: Default::default(),
@@ -305,14 +313,6 @@ impl Logic for SlotControl {
         self.issue.next = false;
         self.issue_redc.next = false;
         self.issue_decrement.next = false;
-        // The states named after a multiplication inside the Montgomery domain run it on the
-        // folding multiplier.
-        self.on_fold.next = (self.state.q.val() == SlotState::ToMontgomery)
-            | (self.state.q.val() == SlotState::Table)
-            | (self.state.q.val() == SlotState::Square)
-            | (self.state.q.val() == SlotState::Multiply)
-            | (self.state.q.val() == SlotState::BitProduct)
-            | (self.state.q.val() == SlotState::BitSquare);
         self.write_enable.next = false;
         self.write_address.next = self.table_index.q.val();
         self.rotate.next = false;
@@ -345,7 +345,7 @@ impl Logic for SlotControl {
         if self.state.q.val() == SlotState::Scale {
             self.n_prime_out.next = self.n_prime_n.q.val();
         }
-        for j in 0..self.modulus.len() {
+        for j in 0..self.n_out.len() {
             self.n_out[j].next = self.modulus[j].q.val();
             if self.state.q.val() == SlotState::Divide {
                 self.n_out[j].next = self.modulus_div[j].q.val();
@@ -353,28 +353,38 @@ impl Logic for SlotControl {
             if self.state.q.val() == SlotState::Scale {
                 self.n_out[j].next = self.modulus_n[j].q.val();
             }
+        }
+        for j in 0..self.modulus_n.len() {
             self.n_public[j].next = self.modulus_n[j].q.val();
         }
         // Registers hold; a load shifts the chosen one by one limb (entering at the top) or window.
         for j in 0..self.modulus.len() {
             self.modulus[j].clock.next = self.clock.val();
             self.modulus_div[j].clock.next = self.clock.val();
+            self.modulus[j].d.next = self.modulus[j].q.val();
+            self.modulus_div[j].d.next = self.modulus_div[j].q.val();
+        }
+        for j in 0..self.modulus_n.len() {
             self.modulus_n[j].clock.next = self.clock.val();
+            self.modulus_n[j].d.next = self.modulus_n[j].q.val();
+        }
+        for j in 0..self.r3.len() {
             self.r3[j].clock.next = self.clock.val();
             self.one[j].clock.next = self.clock.val();
             self.t_mont[j].clock.next = self.clock.val();
-            self.base_low[j].clock.next = self.clock.val();
-            self.base_high[j].clock.next = self.clock.val();
             self.x_mont[j].clock.next = self.clock.val();
-            self.modulus[j].d.next = self.modulus[j].q.val();
-            self.modulus_div[j].d.next = self.modulus_div[j].q.val();
-            self.modulus_n[j].d.next = self.modulus_n[j].q.val();
             self.r3[j].d.next = self.r3[j].q.val();
             self.one[j].d.next = self.one[j].q.val();
             self.t_mont[j].d.next = self.t_mont[j].q.val();
-            self.base_low[j].d.next = self.base_low[j].q.val();
-            self.base_high[j].d.next = self.base_high[j].q.val();
             self.x_mont[j].d.next = self.x_mont[j].q.val();
+        }
+        for j in 0..self.base_low.len() {
+            self.base_low[j].clock.next = self.clock.val();
+            self.base_low[j].d.next = self.base_low[j].q.val();
+        }
+        for j in 0..self.base_high.len() {
+            self.base_high[j].clock.next = self.clock.val();
+            self.base_high[j].d.next = self.base_high[j].q.val();
         }
         for i in 0..self.exponent.len() {
             self.exponent[i].clock.next = self.clock.val();
@@ -445,13 +455,17 @@ impl Logic for SlotControl {
                     }
                 }
                 LoadTarget::Base => {
-                    // 2·S limbs through base_low into base_high: the last S loaded are the high half.
+                    // 2·S limbs through base_high into base_low.
                     for j in 0..(self.base_low.len() - 1) {
                         self.base_low[j].d.next = self.base_low[j + 1].q.val();
-                        self.base_high[j].d.next = self.base_high[j + 1].q.val();
                     }
                     for j in (self.base_low.len() - 1)..self.base_low.len() {
                         self.base_low[j].d.next = self.base_high[0].q.val();
+                    }
+                    for j in 0..(self.base_high.len() - 1) {
+                        self.base_high[j].d.next = self.base_high[j + 1].q.val();
+                    }
+                    for j in (self.base_high.len() - 1)..self.base_high.len() {
                         self.base_high[j].d.next = self.load_data.val();
                     }
                 }
@@ -631,13 +645,11 @@ impl Logic for SlotControl {
             }
         }
 
-        // The next multiplication's multiplier: the next state names it.
-        self.issue_fold.next = (self.state.d.val() == SlotState::ToMontgomery)
-            | (self.state.d.val() == SlotState::Table)
-            | (self.state.d.val() == SlotState::Square)
-            | (self.state.d.val() == SlotState::Multiply)
-            | (self.state.d.val() == SlotState::BitProduct)
-            | (self.state.d.val() == SlotState::BitSquare);
+        // The next multiplication's mode: the next state names it.
+        self.issue_classic.next = (self.state.d.val() == SlotState::Reduce)
+            | (self.state.d.val() == SlotState::FromMontgomery)
+            | (self.state.d.val() == SlotState::Divide)
+            | (self.state.d.val() == SlotState::Scale);
 
         // The exponent rotates by one window as each window is consumed (segmented: the other way,
         // least significant bit first): after W rotations it is back as loaded, for the next base.
@@ -680,11 +692,11 @@ impl Logic for SlotControl {
             }
         }
 
-        // Operand multiplexers.
+        // Operand multiplexers (a wide REDC's: the base's limbs below L as B, from L on as A).
         for j in 0..self.a_out.len() {
             self.a_out[j].next = self.mm_result[j].val();
             if self.a_from.val() == Operand::BaseHigh {
-                self.a_out[j].next = self.base_high[j].q.val();
+                self.a_out[j].next = 0.into();
             }
             if self.a_from.val() == Operand::Entry {
                 self.a_out[j].next = self.entry[j].val();
@@ -694,7 +706,7 @@ impl Logic for SlotControl {
                 self.b_out[j].next = self.entry[j].val();
             }
             if self.b_from.val() == Operand::BaseLow {
-                self.b_out[j].next = self.base_low[j].q.val();
+                self.b_out[j].next = 0.into();
             }
             if self.b_from.val() == Operand::R3 {
                 self.b_out[j].next = self.r3[j].q.val();
@@ -714,6 +726,14 @@ impl Logic for SlotControl {
                 self.b_out[j].next = 1.into();
             }
         }
+        for j in 0..self.base_low.len() {
+            if self.a_from.val() == Operand::BaseHigh {
+                self.a_out[j].next = self.base_high[j].q.val();
+            }
+            if self.b_from.val() == Operand::BaseLow {
+                self.b_out[j].next = self.base_low[j].q.val();
+            }
+        }
     }
 }
 
@@ -723,14 +743,14 @@ mod tests {
 
     #[test]
     fn slot_control_is_synthesizable() {
-        let mut uut = SlotControl::new(3, 2, 10, Schedule::FixedWindow { window_bits: 2 }, true);
+        let mut uut = SlotControl::new(3, 3, 2, 10, Schedule::FixedWindow { window_bits: 2 }, true);
         uut.connect_all();
         yosys_validate("ecrt_slot_control", &generate_verilog(&uut)).unwrap();
     }
 
     #[test]
     fn segmented_slot_control_is_synthesizable() {
-        let mut uut = SlotControl::new(3, 2, 10, Schedule::RightToLeft { segments: 1 }, true);
+        let mut uut = SlotControl::new(3, 3, 2, 10, Schedule::RightToLeft { segments: 1 }, true);
         uut.connect_all();
         yosys_validate("ecrt_slot_control_segmented", &generate_verilog(&uut)).unwrap();
     }

@@ -120,17 +120,20 @@ fn random_4096() {
     check_pair(&mut sim, [(&n, &e, &x), (&n, &e, &x)], false);
 }
 
-/// Yosys maps every multiplier leaf, and nothing else, to a DSP48E1: in the classic multiplier 2 per
-/// limb column and 4 for the quotient digit (a_i·b_0 ahead, b_0·N' for each slot, the digit), in
-/// the folding one k per operand limb (a·b) and k per limb of M̂ (the loop products; the others
-/// multiply by 0 and go).
+/// Yosys maps every multiplier leaf, and nothing else, to a DSP48E1: k per operand limb (a·b), k
+/// per limb of M̂ (the loop products; the others multiply by 0 and go), and 4 for the classic
+/// quotient digit.
 #[test]
 fn every_dsp_is_a_multiplier_leaf() {
     let config = AcceleratorConfig { key_bits: 512, window_bits: 4, ..Default::default() };
     let emitted = ecrt_hdl::emit::emit_modexp(&config).unwrap();
     let resources = ecrt_sim::estimate(&emitted.verilog, "top", &Default::default()).unwrap();
-    let shape = config.fold_shape();
-    let fold = shape.limbs_per_step * (shape.operand_limbs + shape.modulus_limbs);
-    assert_eq!(resources.dsp48e1 as usize, 2 * config.digits() + 4 + fold);
+    let (k, l, modulus_limbs) = {
+        let shape = config.fold_shape();
+        (shape.limbs_per_step, shape.operand_limbs, shape.modulus_limbs)
+    };
+    // k·L a·b products; the loop's t·m̂ products, none where M̂ (and every classic modulus) has no
+    // limbs; each slot's b_0·N', d·(b_0·N') and the classic quotient.
+    assert_eq!(resources.dsp48e1 as usize, k * (l + modulus_limbs) + 4);
     assert_eq!(resources.bram36, 0.0, "the window tables fit in LUT RAM");
 }

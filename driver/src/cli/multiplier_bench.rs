@@ -1,13 +1,12 @@
-//! `ecrt bench-multiplier`: the Montgomery multipliers alone, side by side: the folding multiplier
-//! for each number of limbs per step (its cycles per multiplication in Verilator, every product
-//! checked against the golden model) and the classic digit-serial one as the baseline, with
-//! Yosys's resources and logic delay for each, and DSP-cycles per multiplication against the
-//! schoolbook bound.
+//! `ecrt bench-multiplier`: the Montgomery multiplier alone, side by side for each number of
+//! limbs per step: its cycles per multiplication in Verilator (every product checked against the
+//! golden model), Yosys's resources and logic delay, and DSP-cycles per multiplication against
+//! the schoolbook bound.
 
 use ecrt_driver::chip::schoolbook_partial_products;
 use ecrt_golden::hw::{FoldContext, FoldShape};
 use ecrt_golden::prime::random_odd;
-use ecrt_hdl::emit::{emit_fold_mul, emit_montmul};
+use ecrt_hdl::emit::emit_fold_mul;
 use ecrt_sim::fold_mul::FoldMulSim;
 use ecrt_sim::{estimate, logic_delay, BuildOptions, EstimateOptions};
 use num_bigint::RandBigInt;
@@ -16,7 +15,7 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Measure the folding multiplier for each number of limbs per step against the classic one.
+/// Measure the folding multiplier for each number of limbs per step.
 #[derive(clap::Args)]
 pub struct Args {
     /// Key size: the multipliers are sized for its p² (a modulus of this many bits).
@@ -45,15 +44,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let bound = schoolbook_partial_products(modulus_bits);
     let quiet = EstimateOptions { progress: false, ..Default::default() };
     let mut rows = Vec::new();
-
-    // The classic multiplier: 2·S + 2 cycles per multiplication, as its Verilator tests assert.
-    let digits = (modulus_bits + 2).div_ceil(17);
-    let classic_cycles = 2 * digits + 2;
-    let resources = estimate(&emit_montmul(digits), "top", &quiet)?;
-    let timing = (!args.no_timing)
-        .then(|| logic_delay(&emit_montmul((TIMING_MODULUS_BITS + 2).div_ceil(17)), "top", &quiet))
-        .transpose()?;
-    rows.push(row("classic", 1, digits, classic_cycles as u64, None, &resources, timing.as_ref(), bound));
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(0xf01d);
     let bar = ecrt_driver::batch::progress_bar(args.digits_per_step.len(), "multipliers");
@@ -88,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let timing_shape = FoldShape::new(TIMING_MODULUS_BITS, k)?;
         let timing =
             (!args.no_timing).then(|| logic_delay(&emit_fold_mul(&timing_shape), "top", &quiet)).transpose()?;
-        rows.push(row("fold", k, shape.steps, cycles, Some(&shape), &resources, timing.as_ref(), bound));
+        rows.push(row(k, shape.steps, cycles, &shape, &resources, timing.as_ref(), bound));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -131,20 +121,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// One multiplier's figures. Two multiplications are in flight, so one multiplication costs half
 /// of the DSPs' cycles over its latency.
-#[allow(clippy::too_many_arguments)]
 fn row(
-    multiplier: &str,
     digits_per_step: usize,
     steps: usize,
     cycles: u64,
-    shape: Option<&FoldShape>,
+    shape: &FoldShape,
     resources: &ecrt_sim::ResourceEstimate,
     timing: Option<&ecrt_sim::TimingEstimate>,
     bound: f64,
 ) -> Value {
     let dsp_cycles = resources.dsp48e1 as f64 * cycles as f64 / 2.0;
     json!({
-        "multiplier": multiplier,
+        "multiplier": "fold",
         "digits_per_step": digits_per_step,
         "steps": steps,
         "cycles_per_multiplication": cycles,

@@ -27,8 +27,8 @@ use num_traits::Zero;
 use rand::{rngs::StdRng, SeedableRng};
 
 use super::{
-    check_digit_bits, exp_in_domain, DomainMultiplier, ExactDivider, ExpTrace, FoldContext, FoldValue, HwError,
-    MontMulTrace, MontgomeryContext, Schedule, LIMB_BITS,
+    check_digit_bits, exp_in_domain, ClassicOp, DomainMultiplier, ExactDivider, ExpTrace, FoldContext, FoldValue,
+    HwError, MontMulTrace, MontgomeryContext, Schedule, LIMB_BITS,
 };
 use crate::prime::{is_probable_prime, mod_inverse};
 
@@ -56,6 +56,7 @@ impl PrimeConstants {
         ctx_n: &MontgomeryContext,
         digit_bits: u32,
         digits: usize,
+        divider_digits: usize,
     ) -> Result<Self, HwError> {
         let not_coprime = HwError::InvalidKey("p and q must be coprime");
         let other_mod = other % prime;
@@ -67,7 +68,7 @@ impl PrimeConstants {
             prime: prime.clone(),
             ctx: MontgomeryContext::with_digits(&(prime * prime), digit_bits, digits)?,
             exponent: prime - 1u32,
-            divider: ExactDivider::new(prime, digit_bits, digits)?,
+            divider: ExactDivider::new(prime, digit_bits, divider_digits)?,
             h,
             t,
             t_mont,
@@ -132,7 +133,7 @@ pub struct PrimePathTrace<V = BigUint> {
     pub c_mont: V,
     /// The exponentiation by p − 1 in the Montgomery domain.
     pub exp: ExpTrace<V>,
-    /// exp.result·R^(−1) mod p² (the classic multiplier's REDC) = c^(p−1) mod p², in [1, p²).
+    /// exp.result·R^(−1) mod p² (a classic REDC) = c^(p−1) mod p², in [1, p²).
     pub x: BigUint,
     /// x − 1 (a multiple of p).
     pub x_minus_1: BigUint,
@@ -177,16 +178,20 @@ impl EcrtHwKey {
     /// does not fit |p| bits.
     pub fn new(p: &BigUint, q: &BigUint, digit_bits: u32, schedule: Schedule) -> Result<Self, HwError> {
         check_digit_bits(digit_bits)?;
-        Self::with_digits(p, q, digit_bits, Self::digits_for(p.bits() as usize, digit_bits), schedule)
+        let digits = Self::digits_for(p.bits() as usize, digit_bits);
+        Self::with_digits(p, q, digit_bits, digits, digits, schedule)
     }
 
     /// [`new`](Self::new) over a given number of digits s, at least ⌈(2·|p| + 2)/k⌉ (a wider
-    /// classic multiplier, as the folding datapath needs: [`FoldEcrtKey`]).
+    /// classic multiplier, as the folding datapath needs: [`FoldEcrtKey`]), with the exact
+    /// division over `divider_digits` digits (modulo 2^(k·divider_digits) − p; as many as s, or
+    /// fewer, down to what the divider needs).
     pub fn with_digits(
         p: &BigUint,
         q: &BigUint,
         digit_bits: u32,
         digits: usize,
+        divider_digits: usize,
         schedule: Schedule,
     ) -> Result<Self, HwError> {
         check_digit_bits(digit_bits)?;
@@ -209,8 +214,8 @@ impl EcrtHwKey {
             return Err(HwError::InvalidKey("too few digits for the key"));
         }
         let ctx_n = MontgomeryContext::with_digits(&n, digit_bits, digits)?;
-        let p_consts = PrimeConstants::new(p, q, &n, &ctx_n, digit_bits, digits)?;
-        let q_consts = PrimeConstants::new(q, p, &n, &ctx_n, digit_bits, digits)?;
+        let p_consts = PrimeConstants::new(p, q, &n, &ctx_n, digit_bits, digits, divider_digits)?;
+        let q_consts = PrimeConstants::new(q, p, &n, &ctx_n, digit_bits, digits, divider_digits)?;
         Ok(Self { n_squared: &n * &n, n, ctx_n, schedule, exp_bits, p: p_consts, q: q_consts })
     }
 
@@ -320,14 +325,17 @@ impl EcrtHwKey {
 /// The decryption datapath with the exponentiations on the folding multiplier
 /// ([`FoldContext`], k limbs per step), the model of the accelerator's high-radix core.
 ///
-/// Everything outside the exponentiation stays on the classic 17-bit digit-serial multiplier,
-/// over s = k·(m − 1) digits so that both multipliers share R = 2^(17k·(m−1)): the wide REDC of
-/// the ciphertext (its result < 2p² enters the folding multiplier as exact limbs), the way out
-/// of the domain (a REDC of the folded value, which is below X = 2^(17k+3)·p² ≤ R/2, so x ≤ p²,
-/// and x = p² only for x ≡ 0, which a unit never is), the exact division and the final
-/// multiplication mod n. These need the classic multiplier's exact quotient: the exact division
-/// relies on a REDC result below its modulus, and term_p + term_q on terms below n. They are 4
-/// multiplications of about 1,260 per prime.
+/// Everything outside the exponentiation needs an exact quotient and runs as classic
+/// digit-serial passes ([`ClassicPass`](super::ClassicPass), the same multiplier's first row),
+/// over s = k·(m − 1) digits so that both modes share R = 2^(17k·(m−1)): the wide REDC of the
+/// ciphertext (its result < 2p² enters the folding mode as exact limbs), the way out of the
+/// domain (a REDC of the folded value, which is below X = 2^(17k+3)·p² ≤ R/2, so x ≤ p², and
+/// x = p² only for x ≡ 0, which a unit never is), the exact division and the final
+/// multiplication mod n. The exact division relies on a REDC result below its modulus, and
+/// term_p + term_q on terms below n. The exact division runs over M = `modulus_limbs` digits,
+/// modulo 2^(17M) − p, a modulus no wider than p² (so the loop DSPs above M̂'s limbs need not
+/// exist). They are 4 passes of about 1,260
+/// multiplications per prime.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoldEcrtKey {
     classic: EcrtHwKey,
@@ -344,8 +352,15 @@ impl FoldEcrtKey {
         let width = 2 * p.bits() as usize;
         let fold_p = FoldContext::with_width(&(p * p), width, limbs_per_step)?;
         let fold_q = FoldContext::with_width(&(q * q), width, limbs_per_step)?;
-        let digits = fold_p.classic().digits();
-        let classic = EcrtHwKey::with_digits(p, q, LIMB_BITS, digits, schedule)?;
+        let shape = fold_p.shape();
+        let classic = EcrtHwKey::with_digits(
+            p,
+            q,
+            LIMB_BITS,
+            shape.classic_digits(),
+            shape.classic_steps(ClassicOp::Decremented),
+            schedule,
+        )?;
         Ok(Self { classic, fold_p, fold_q })
     }
 

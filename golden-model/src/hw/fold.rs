@@ -74,6 +74,11 @@ impl FoldValue {
         &self.limbs
     }
 
+    /// A value from its limbs (each < 2^17 + 3).
+    pub fn from_limbs(limbs: Vec<u64>) -> Self {
+        FoldValue { limbs }
+    }
+
     /// Σ u_j·2^(17j).
     pub fn value(&self) -> BigUint {
         limbs_value(&self.limbs)
@@ -143,7 +148,7 @@ impl FoldShape {
         })
     }
 
-    /// Digits of the classic multiplier with the same R = 2^(17k·(m−1)): k·(m − 1).
+    /// Digits of a classic pass with the same R = 2^(17k·(m−1)): k·(m − 1).
     pub fn classic_digits(&self) -> usize {
         self.limbs_per_step * (self.steps - 1)
     }
@@ -233,8 +238,9 @@ impl FoldContext {
         &self.bound
     }
 
-    /// The classic digit-serial multiplier with the same R = 2^(17k·(m−1)): the wide REDC into
-    /// the domain and the REDC out of it, which brings a value below X to [0, N].
+    /// The classic digit-serial multiplication with the same R = 2^(17k·(m−1)), as values: the
+    /// wide REDC into the domain and the REDC out of it, which brings a value below X to [0, N]
+    /// (the hardware's passes: [`ClassicPass`](super::ClassicPass)).
     pub fn classic(&self) -> &MontgomeryContext {
         &self.classic
     }

@@ -14,6 +14,8 @@
 //!   wide REDC, entering and leaving the Montgomery domain;
 //! - [`fold`]: the high-radix multiplier, k limbs of the multiplier per step, with Orup's
 //!   pre-scaled modulus so that no quotient is computed;
+//! - [`fold_classic`]: the same multiplier's digit-serial mode with an exact quotient, for the
+//!   few operations that need one;
 //! - [`exponent`]: exponentiation schedules inside the domain (right-to-left with pipeline segments,
 //!   left-to-right fixed window) and their cost;
 //! - [`exact_div`]: L_p(x) = (x − 1)/p as one more Montgomery loop, modulo R − p;
@@ -26,6 +28,7 @@ pub mod ecrt;
 pub mod exact_div;
 pub mod exponent;
 pub mod fold;
+pub mod fold_classic;
 pub mod montgomery;
 
 pub use ecrt::{
@@ -38,6 +41,7 @@ pub use exponent::{
     Schedule, WindowStep, MAX_WINDOW_BITS,
 };
 pub use fold::{limbs_value, FoldContext, FoldShape, FoldStep, FoldTrace, FoldValue, LIMB_BITS, MAX_LIMBS_PER_STEP};
+pub use fold_classic::{exact_limbs, ClassicOp, ClassicPass, ClassicStep, ClassicTrace};
 pub use montgomery::{MontMulTrace, MontStep, MontgomeryContext};
 
 use num_bigint::BigUint;

@@ -184,15 +184,20 @@ impl AcceleratorConfig {
         ecrt_golden::hw::FoldShape::new(self.modulus_bits(), self.digits_per_step.clamp(1, MAX_DIGITS_PER_STEP))
             .expect("a validated configuration has a shape")
     }
-    /// Digits S of the classic multiplier, and limbs of every value a core holds: k·(m − 1), so
-    /// that both multipliers share R = 2^(17·S) (the golden model's `FoldEcrtKey`). R > 4N for
-    /// every modulus_bits-bit N, and values of the folding multiplier (< 2^(17k+3)·N) fit.
+    /// Digits S of a classic pass, and limbs of every value a core holds: k·(m − 1), so that the
+    /// multiplier's two modes share R = 2^(17·S) (the golden model's `FoldEcrtKey`). R > 4N for
+    /// every modulus_bits-bit N, and values of the folding mode (< 2^(17k+3)·N) fit.
     pub fn digits(&self) -> usize {
         self.fold_shape().classic_digits()
     }
-    /// Cycles of one classic Montgomery multiplication in either slot: 2·S + 2.
+    /// Cycles of one classic pass (the multiplier's exact-quotient mode) in either slot: 4·S + 2,
+    /// a step taking two turns (its quotient's, then its products').
     pub fn cycles_per_multiplication(&self) -> usize {
-        2 * self.digits() + 2
+        4 * self.digits() + 2
+    }
+    /// Cycles of the exact division's classic pass: 4·M + 2, over the modulus limbs M.
+    pub fn cycles_per_division(&self) -> usize {
+        4 * self.fold_shape().modulus_limbs + 2
     }
     /// Cycles of one folding multiplication in either slot: 2·m + 2.
     pub fn cycles_per_fold_multiplication(&self) -> usize {
@@ -224,15 +229,15 @@ impl AcceleratorConfig {
     pub fn multiplications_per_exponentiation(&self) -> usize {
         self.fold_multiplications_per_exponentiation() + 2
     }
-    /// Of those, the ones on the folding multiplier: all but the wide REDC and the way out.
+    /// Of those, the folding ones: all but the wide REDC and the way out (classic passes).
     pub fn fold_multiplications_per_exponentiation(&self) -> usize {
         let (in_schedule, _) = ecrt_golden::hw::schedule_cost(self.golden_schedule(), self.exponent_bits())
             .expect("a validated configuration's schedule fits its exponent");
         1 + in_schedule
     }
     /// Cycles of one exponentiation (not decrypting) from its first multiplication's start to its
-    /// last one's result: the wide REDC and the way out on the classic multiplier, the rest
-    /// folding; each multiplication starts in the cycle the one before it shows its result.
+    /// last one's result: the wide REDC and the way out as classic passes, the rest folding; each
+    /// multiplication starts in the cycle the one before it shows its result.
     pub fn cycles_per_exponentiation(&self) -> usize {
         2 * self.cycles_per_multiplication()
             + self.fold_multiplications_per_exponentiation() * self.cycles_per_fold_multiplication()
@@ -243,11 +248,11 @@ impl AcceleratorConfig {
         self.multiplications_per_exponentiation() + 2
     }
     /// Cycles of one prime's path on a core (both paths run side by side), without the frames:
-    /// 4 classic multiplications (the wide REDC, out of the domain, the exact division, ×t·R),
-    /// the rest folding ones.
+    /// 4 classic passes (the wide REDC, out of the domain, the exact division over M digits, ×t·R),
+    /// the rest folding multiplications.
     pub fn cycles_per_decryption_path(&self) -> usize {
-        let classic = self.multiplications_per_decryption_path() - self.fold_multiplications_per_exponentiation();
-        classic * self.cycles_per_multiplication()
+        3 * self.cycles_per_multiplication()
+            + self.cycles_per_division()
             + self.fold_multiplications_per_exponentiation() * self.cycles_per_fold_multiplication()
     }
     /// Cycles of one decryption on an idle core, from the cycle its request's first beat is
@@ -309,20 +314,23 @@ mod tests {
         assert_eq!((c.cores, c.stream_bits, c.lanes(), c.digits_per_step), (1, 256, 8, 4));
         // k = 4 over 2048-bit moduli: m = 33 steps, S = 4·32 = 128 classic digits.
         assert_eq!((c.fold_shape().steps, c.digits()), (33, 128));
-        assert_eq!((c.cycles_per_fold_multiplication(), c.cycles_per_multiplication()), (68, 258));
+        assert_eq!(
+            (c.cycles_per_fold_multiplication(), c.cycles_per_multiplication(), c.cycles_per_division()),
+            (68, 514, 486)
+        );
         assert_eq!((c.request_words(), c.result_words()), (257, 129));
         assert_eq!(c.frame_layout().unwrap().request_beats, 33);
         // Measured in Verilator (`ecrt bench --backend sim --key-bits 2048 --cores 1`): the idle
         // latency and the steady pace of one core, at k = 4 and k = 8.
-        assert_eq!((c.latency_cycles(), c.cycles_per_decryption_per_core()), (86_953, 86_947));
+        assert_eq!((c.latency_cycles(), c.cycles_per_decryption_per_core()), (87_949, 87_943));
         let k8 = AcceleratorConfig { digits_per_step: 8, ..c.clone() };
-        assert_eq!((k8.latency_cycles(), k8.cycles_per_decryption_per_core()), (49_402, 49_396));
+        assert_eq!((k8.latency_cycles(), k8.cycles_per_decryption_per_core()), (50_430, 50_424));
         assert_eq!(c.stream_cycles_per_decryption(), 33 * 9);
         // The segmented schedule on the same multiplier: 2 multiplications per exponent bit
         // (measured too: `ecrt bench --backend sim --key-bits 2048 --schedule segmented`).
         let segmented = AcceleratorConfig { schedule: ExponentSchedule::Segmented, window_bits: 1, ..c.clone() };
         assert_eq!(segmented.fold_multiplications_per_exponentiation(), 1 + 2 * 1024);
-        assert_eq!((segmented.latency_cycles(), segmented.cycles_per_decryption_per_core()), (140_945, 140_939));
+        assert_eq!((segmented.latency_cycles(), segmented.cycles_per_decryption_per_core()), (141_941, 141_935));
         assert_eq!(
             AcceleratorConfig { schedule: ExponentSchedule::Segmented, ..c.clone() }.validate(),
             Err(ConfigError::SegmentedWindowBits(5))

@@ -5,7 +5,7 @@
 use crate::config::AcceleratorConfig;
 pub use crate::interface::{KeyLoad, Load, LoadTarget};
 use crate::limbs::to_limbs;
-use ecrt_golden::hw::{EcrtHwKey, FoldContext, FoldEcrtKey, HwError, MontgomeryContext, PrimeConstants};
+use ecrt_golden::hw::{EcrtHwKey, FoldContext, FoldEcrtKey, FoldShape, HwError, MontgomeryContext, PrimeConstants};
 use ecrt_golden::PrivateKey;
 use num_bigint::BigUint;
 
@@ -81,7 +81,7 @@ impl SlotKey {
         })
     }
 
-    /// The classic multiplier's context (digits, constants); R is the folding multiplier's too.
+    /// The classic passes' context (digits, constants); R is the folding mode's too.
     pub fn context(&self) -> &MontgomeryContext {
         self.fold.classic()
     }
@@ -93,16 +93,16 @@ impl SlotKey {
 
     /// The loads of the key: modulus, N', R³ mod N, R mod N, the exponent's windows and M̂.
     pub fn key_loads(&self) -> Vec<Load> {
-        let ctx = self.context();
-        let mut loads = modulus_loads(ctx, LoadTarget::Modulus, LoadTarget::NPrime);
-        limb_loads(&mut loads, LoadTarget::R3, ctx.r3_mod_n(), ctx.digits());
-        limb_loads(&mut loads, LoadTarget::One, ctx.r_mod_n(), ctx.digits());
+        let (ctx, shape) = (self.context(), self.fold.shape());
+        let mut loads = modulus_loads(ctx, LoadTarget::Modulus, LoadTarget::NPrime, shape.modulus_limbs);
+        limb_loads(&mut loads, LoadTarget::R3, ctx.r3_mod_n(), shape.operand_limbs);
+        limb_loads(&mut loads, LoadTarget::One, ctx.r_mod_n(), shape.operand_limbs);
         loads.extend(exponent_loads(&self.exponent, self.exponent_bits, self.window_bits));
         loads.extend(m_hat_loads(&self.fold));
         loads
     }
 
-    /// The loads of a base x < R·N (2·S limbs).
+    /// The loads of a base x < 2^(17L)·N (2·S limbs; L the multiplier's operand limbs).
     pub fn base_loads(&self, base: &BigUint) -> Vec<Load> {
         base_loads(base, self.context().digits())
     }
@@ -115,7 +115,7 @@ pub fn decryption_key_loads(key: &FoldEcrtKey, window_bits: usize) -> Vec<KeyLoa
     let classic = key.classic();
     let mut loads = Vec::new();
     for (path, prime, fold) in [(false, classic.prime_p(), key.fold_p()), (true, classic.prime_q(), key.fold_q())] {
-        let mut path_loads = prime_path_loads(classic, prime, window_bits);
+        let mut path_loads = prime_path_loads(classic, fold.shape(), prime, window_bits);
         path_loads.extend(m_hat_loads(fold));
         loads.extend(path_loads.into_iter().map(|(t, d)| (path, t, d)));
     }
@@ -127,19 +127,21 @@ fn m_hat_loads(fold: &FoldContext) -> Vec<Load> {
     fold.m_hat().iter().map(|&l| (LoadTarget::MHat, l)).collect()
 }
 
-fn prime_path_loads(key: &EcrtHwKey, prime: &PrimeConstants, window_bits: usize) -> Vec<Load> {
-    let (ctx, digits) = (prime.ctx(), key.digits());
-    let mut loads = modulus_loads(ctx, LoadTarget::Modulus, LoadTarget::NPrime);
-    loads.extend(modulus_loads(prime.divider().ctx(), LoadTarget::ModulusDiv, LoadTarget::NPrimeDiv));
-    loads.extend(modulus_loads(key.ctx_n(), LoadTarget::ModulusN, LoadTarget::NPrimeN));
-    limb_loads(&mut loads, LoadTarget::R3, ctx.r3_mod_n(), digits);
-    limb_loads(&mut loads, LoadTarget::One, ctx.r_mod_n(), digits);
-    limb_loads(&mut loads, LoadTarget::TMont, prime.t_mont(), digits);
+/// One path's loads, each register as wide as the RTL's: the moduli of the classic passes and the
+/// constants as the multiplier's operands take them, n as the final correction does (S limbs).
+fn prime_path_loads(key: &EcrtHwKey, shape: &FoldShape, prime: &PrimeConstants, window_bits: usize) -> Vec<Load> {
+    let (ctx, m, l) = (prime.ctx(), shape.modulus_limbs, shape.operand_limbs);
+    let mut loads = modulus_loads(ctx, LoadTarget::Modulus, LoadTarget::NPrime, m);
+    loads.extend(modulus_loads(prime.divider().ctx(), LoadTarget::ModulusDiv, LoadTarget::NPrimeDiv, m));
+    loads.extend(modulus_loads(key.ctx_n(), LoadTarget::ModulusN, LoadTarget::NPrimeN, key.digits()));
+    limb_loads(&mut loads, LoadTarget::R3, ctx.r3_mod_n(), l);
+    limb_loads(&mut loads, LoadTarget::One, ctx.r_mod_n(), l);
+    limb_loads(&mut loads, LoadTarget::TMont, prime.t_mont(), l);
     loads.extend(exponent_loads(prime.exponent(), key.exp_bits(), window_bits));
     loads
 }
 
-/// The loads of a ciphertext c < R·N: 2·S limbs, least significant first.
+/// The loads of a ciphertext c < 2^(17L)·N (n² is): 2·S limbs, least significant first.
 pub fn base_loads(base: &BigUint, digits: usize) -> Vec<Load> {
     to_limbs(base, 2 * digits).into_iter().map(|l| (LoadTarget::Base, l)).collect()
 }
@@ -148,10 +150,10 @@ fn limb_loads(loads: &mut Vec<Load>, target: LoadTarget, x: &BigUint, digits: us
     loads.extend(to_limbs(x, digits).into_iter().map(|l| (target, l)));
 }
 
-/// A modulus's limbs and its −N^(−1) mod 2^17.
-fn modulus_loads(ctx: &MontgomeryContext, modulus: LoadTarget, n_prime: LoadTarget) -> Vec<Load> {
+/// A modulus's limbs, `digits` of them, and its −N^(−1) mod 2^17.
+fn modulus_loads(ctx: &MontgomeryContext, modulus: LoadTarget, n_prime: LoadTarget, digits: usize) -> Vec<Load> {
     let mut loads = Vec::new();
-    limb_loads(&mut loads, modulus, ctx.modulus(), ctx.digits());
+    limb_loads(&mut loads, modulus, ctx.modulus(), digits);
     loads.push((n_prime, ctx.n_prime() as u64));
     loads
 }

@@ -74,7 +74,7 @@ pub const REG_JOBS_FAILED: u32 = 0x030;
 pub const REG_CONTROL: u32 = 0x034;
 /// `DIGITS_PER_STEP`: k, limbs the folding multiplier consumes per step.
 pub const REG_DIGITS_PER_STEP: u32 = 0x038;
-/// `SCHEDULE`: the exponent schedule (since 4.1): 0 fixed windows, 1 segmented.
+/// `SCHEDULE`: the exponent schedule: 0 fixed windows, 1 segmented.
 pub const REG_SCHEDULE: u32 = 0x03C;
 /// `KEY_CONTROL`: begin loading a key, or commit it.
 pub const REG_KEY_CONTROL: u32 = 0x040;
@@ -90,9 +90,9 @@ pub const ADDRESS_BITS: usize = 12;
 /// `ID`'s value: "ECRT".
 pub const ID_VALUE: u32 = 0x4543_5254;
 /// Interface major version: bumped when a frame or a register changes incompatibly.
-pub const VERSION_MAJOR: u16 = 4;
+pub const VERSION_MAJOR: u16 = 5;
 /// Interface minor version: bumped for compatible additions.
-pub const VERSION_MINOR: u16 = 1;
+pub const VERSION_MINOR: u16 = 0;
 /// `VERSION`'s value.
 pub const VERSION_VALUE: u32 = (VERSION_MAJOR as u32) << 16 | VERSION_MINOR as u32;
 
@@ -140,25 +140,25 @@ pub const KEY_DATA_MASK: u32 = LIMB_MASK;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum LoadTarget {
-    /// The exponentiation's modulus N (p²), S exact limbs.
+    /// The exponentiation's modulus N (p²), M = ⌈key_bits/17⌉ exact limbs (S before 5.0).
     Modulus,
     /// −N^(−1) mod 2^17.
     NPrime,
-    /// The exact division's modulus R − p, S exact limbs.
+    /// The exact division's modulus 2^(17M) − p, M exact limbs (R − p, S limbs, before 5.0).
     ModulusDiv,
-    /// −(R − p)^(−1) = p^(−1) mod 2^17.
+    /// −(2^(17M) − p)^(−1) = p^(−1) mod 2^17.
     NPrimeDiv,
     /// The public modulus n, S exact limbs.
     ModulusN,
     /// −n^(−1) mod 2^17.
     NPrimeN,
-    /// R³ mod N, S limbs.
+    /// R³ mod N, A = ⌈(key_bits + 17k + 3)/17⌉ limbs, the multiplier's operand width (S before 5.0).
     R3,
-    /// R mod N (the Montgomery form of 1, table entry 0), S limbs.
+    /// R mod N (the Montgomery form of 1, table entry 0), A limbs.
     One,
-    /// t·R mod n (t_p or t_q, the eCRT constant), S limbs.
+    /// t·R mod n (t_p or t_q, the eCRT constant), A limbs.
     TMont,
-    /// The base c < R·N (the ciphertext), 2·S limbs.
+    /// The base c < 2^(17A)·N (the ciphertext, c < n²), 2·S limbs.
     Base,
     /// The exponent, one w-bit window per load, most significant first.
     Exponent,
@@ -757,7 +757,7 @@ pub fn markdown() -> String {
     line("- C2H: TLAST ends a burst. A result frame's last beat carries TLAST unless another result is already waiting to follow it, so results that are ready together leave in one packet and a lone result ends its packet at once. The host splits what it reads into frames by size.");
     line(&format!(
         "- S = k·(m − 1) with m = ⌈(key_bits + 4)/({LIMB_BITS}·k)⌉ + 2 for k digits per step (registers DIGITS \
-         and DIGITS_PER_STEP): the classic multiplier's digits, and the limbs of every value a core holds. A \
+         and DIGITS_PER_STEP): the digits of a classic pass, and the limbs of every value a core holds. A \
          limb is {LIMB_BITS} bits, in word bits [{}:0]; the bits above it are 0. Limbs go least significant \
          first.",
         LIMB_BITS - 1

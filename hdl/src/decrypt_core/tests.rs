@@ -64,7 +64,7 @@ fn decrypts_like_the_golden_model(schedule: Schedule, k: usize) {
     let key_loads: Vec<KeyLoad> = decryption_key_loads(&hw, w);
     let limbs: Vec<Vec<u64>> =
         ciphertexts.iter().map(|c| base_loads(c, digits).iter().map(|l| l.1).collect()).collect();
-    let per_job = (traces[0].p.exp.multiplications + 5) * (2 * digits + 2) + 4 * digits + 16;
+    let per_job = (traces[0].p.exp.multiplications + 5) * (4 * digits + 2) + 4 * digits + 16;
     let cycles = key_loads.len() + 2 * per_job;
     // The test bench: load the key, then for each job shift its limbs in and start it when
     // ready; take result limbs whenever offered.

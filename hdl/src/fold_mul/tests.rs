@@ -1,6 +1,6 @@
 use super::*;
 use crate::testing::simulate;
-use ecrt_golden::hw::{FoldContext, FoldValue};
+use ecrt_golden::hw::{exact_limbs, ClassicOp, ClassicPass, ClassicTrace, FoldContext, FoldValue};
 use ecrt_golden::prime::random_odd;
 use num_bigint::RandBigInt;
 use rand::SeedableRng;
@@ -103,5 +103,133 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
             }
         }
         assert_eq!(trace.iter().filter(|c| c.1).count(), 4, "no other done pulses");
+    }
+}
+
+/// One slot's classic pass: its kind, modulus and operands.
+#[derive(Clone)]
+struct ClassicJob {
+    op: ClassicOp,
+    pass: ClassicPass,
+    a: Vec<u64>,
+    b: Vec<u64>,
+}
+
+/// Both slots run classic passes side by side (a multiplication and a wide REDC, then a
+/// decremented pass and a multiplication, different moduli), each followed by a folding
+/// multiplication of its result: every classic step's T equals the golden model's limb for limb,
+/// each pass takes 4·s + 2 cycles, and the folding mode is unchanged after it.
+#[test]
+fn classic_passes_match_the_golden_model_step_by_step() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(20);
+    for (modulus_bits, k) in [(34usize, 1usize), (40, 2), (64, 3)] {
+        let shape = FoldShape::new(modulus_bits, k).unwrap();
+        let l = shape.operand_limbs;
+        let fold = FoldContext::with_width(&random_odd(modulus_bits as u64, &mut rng), modulus_bits, k).unwrap();
+        let n = random_odd(modulus_bits as u64, &mut rng);
+        let p = ecrt_golden::prime::random_prime(modulus_bits as u64 / 2, &mut rng);
+        let divider = ecrt_golden::hw::ExactDivider::new(&p, 17, shape.modulus_limbs).unwrap();
+        let c = rng.gen_biguint_below(&(&n << (17 * l)));
+        let x = rng.gen_biguint_below(&p) * &p + 1u32; // ≤ p², as the way out leaves it
+        let limbs = |v: &num_bigint::BigUint| exact_limbs(&shape, v);
+        let job = |op, modulus: &num_bigint::BigUint, a, b| ClassicJob {
+            op,
+            pass: ClassicPass::new(&shape, modulus).unwrap(),
+            a,
+            b,
+        };
+        // Per slot, two passes in a row.
+        let jobs = [
+            [
+                job(
+                    ClassicOp::Multiply,
+                    &n,
+                    limbs(&rng.gen_biguint_below(fold.bound())),
+                    limbs(&rng.gen_biguint_below(&n)),
+                ),
+                job(ClassicOp::Decremented, divider.ctx().modulus(), limbs(&x), limbs(&1u32.into())),
+            ],
+            [
+                job(
+                    ClassicOp::WideRedc,
+                    &n,
+                    limbs(&(&c >> (17 * l))),
+                    limbs(&(&c % (num_bigint::BigUint::from(1u32) << (17 * l)))),
+                ),
+                job(ClassicOp::Multiply, &n, limbs(&(&n - 1u32)), limbs(&(&n - 2u32))),
+            ],
+        ];
+        let traces: Vec<Vec<ClassicTrace>> =
+            jobs.iter().map(|slot| slot.iter().map(|j| j.pass.trace(j.op, &j.a, &j.b)).collect()).collect();
+        let periods: Vec<Vec<usize>> =
+            jobs.iter().map(|slot| slot.iter().map(|j| 4 * shape.classic_steps(j.op) + 2).collect()).collect();
+        // Each slot's start cycles: its two passes back to back, then a folding square.
+        let starts: Vec<[usize; 3]> =
+            (0..2).map(|s| [s, s + periods[s][0], s + periods[s][0] + periods[s][1]]).collect();
+        let cycles = starts.iter().map(|s| s[2]).max().unwrap() + 2 * shape.steps + 4;
+        let m_hat = fold.m_hat().to_vec();
+        let drive_jobs = jobs.clone();
+        let starts_tb = starts.clone();
+        type Cycle = (usize, bool, Vec<u64>, Vec<u64>);
+        let trace: Vec<Cycle> = simulate(FoldMul::new(&shape), cycles, move |uut, cycle| {
+            for (port, &limb) in uut.m_hat0.iter_mut().zip(&m_hat).chain(uut.m_hat1.iter_mut().zip(&m_hat)) {
+                port.next = limb.into();
+            }
+            let phase = uut.phase.val() as usize;
+            let done = uut.done.val();
+            let result: Vec<u64> = uut.result.iter().map(|r| r.val().to_u64()).collect();
+            uut.start.next = false;
+            if let Some(which) = starts_tb[phase].iter().position(|&s| s == cycle) {
+                uut.start.next = true;
+                let (a, b) = if which < 2 {
+                    let job = &drive_jobs[phase][which];
+                    uut.classic.next = true;
+                    uut.redc.next = job.op == ClassicOp::WideRedc;
+                    uut.decrement.next = job.op == ClassicOp::Decremented;
+                    let ports = if phase == 0 { &mut uut.n0 } else { &mut uut.n1 };
+                    for (port, limb) in ports.iter_mut().zip(exact_limbs(&shape, job.pass.modulus())) {
+                        port.next = limb.into();
+                    }
+                    if phase == 0 {
+                        uut.n_prime0.next = job.pass.n_prime().into();
+                    } else {
+                        uut.n_prime1.next = job.pass.n_prime().into();
+                    }
+                    (job.a.clone(), job.b.clone())
+                } else {
+                    uut.classic.next = false;
+                    (result.clone(), result.clone())
+                };
+                if phase == 0 {
+                    drive(&mut uut.a_in0, &a);
+                    drive(&mut uut.b_in0, &b);
+                } else {
+                    drive(&mut uut.a_in1, &a);
+                    drive(&mut uut.b_in1, &b);
+                }
+            }
+            (phase, done, result, uut.t.iter().map(|t| t.val().to_u64()).collect())
+        });
+
+        for slot in 0..2 {
+            for (pass, golden) in traces[slot].iter().enumerate() {
+                let start = starts[slot][pass];
+                let what = format!("{modulus_bits} bits, k {k}, slot {slot}, pass {pass} ({:?})", jobs[slot][pass].op);
+                for (i, step) in golden.steps.iter().enumerate().take(golden.steps.len() - 1) {
+                    let (phase, _, _, t) = &trace[start + 6 + 4 * i];
+                    assert_eq!(*phase, slot);
+                    assert_eq!(t, &step.t, "{what}: step {i}");
+                }
+                let (phase, done, result, _) = &trace[start + periods[slot][pass]];
+                assert!(*done && *phase == slot, "{what}: done after {} cycles", periods[slot][pass]);
+                assert_eq!(result[..], golden.result.limbs()[..], "{what}: result");
+            }
+            // The folding square of the second pass's result.
+            let second = &traces[slot][1].result;
+            let square = fold.mul(second, second);
+            let (_, done, result, _) = &trace[starts[slot][2] + 2 * shape.steps + 2];
+            assert!(*done, "slot {slot}: folding square done");
+            assert_eq!(result[..], square.limbs()[..], "{modulus_bits} bits, k {k}, slot {slot}: folding square");
+        }
     }
 }

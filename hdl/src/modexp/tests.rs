@@ -15,8 +15,8 @@ fn modexp_is_synthesizable() {
 }
 
 /// Every Montgomery multiplication's result, in the order the hardware performs them, from the
-/// golden model: the classic wide REDC, the folding multiplier's ×R³ and the schedule's trace, the
-/// classic way out.
+/// golden model: the classic wide REDC, the folding ×R³ and the schedule's trace, the classic way
+/// out.
 fn golden_sequence(
     key: &SlotKey,
     base: &BigUint,
@@ -67,7 +67,7 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
         let loads: Vec<(bool, crate::slot_control::LoadTarget, u64)> =
             (0..2).flat_map(|s| slots[s].0.iter().map(move |&(t, d)| (s == 1, t.into(), d))).collect();
         let ops = slots[0].1.len();
-        let cycles = loads.len() + 4 + (ops + 1) * (2 * digits.max(shape.steps) + 2);
+        let cycles = loads.len() + 4 + (ops + 1) * (4 * digits.max(shape.steps) + 2);
         let load_count = loads.len();
         let trace = simulate(ModExp::new(&shape, exponent_bits, schedule, false), cycles, move |uut, cycle| {
             uut.load.next = false;

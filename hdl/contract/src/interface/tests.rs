@@ -114,7 +114,7 @@ fn register_table_is_consistent() {
     assert_eq!(named("CONTROL"), REG_CONTROL);
     assert_eq!(named("DIGITS_PER_STEP"), REG_DIGITS_PER_STEP);
     assert_eq!(named("SCHEDULE"), REG_SCHEDULE);
-    assert_eq!(VERSION_VALUE, 0x0004_0001);
+    assert_eq!(VERSION_VALUE, 0x0005_0000);
     assert_eq!(key_control_commit(0xA5), 0xA502);
     assert_eq!(key_select(true, 9), 0x109);
 }

@@ -1,0 +1,298 @@
+//! The folding multiplier's classic mode: a digit-serial Montgomery pass with an exact quotient,
+//! on the multiplier's first row of DSPs, for the few operations that need one (the wide REDC
+//! of the ciphertext, the way out of the domain, the exact division, the final multiplication
+//! mod n; see [`super::FoldEcrtKey`]). It computes what [`MontgomeryContext`] computes, value
+//! for value; this module models the limbs the hardware holds at every step.
+//!
+//! A step consumes one 17-bit digit d of A:
+//!
+//! ```text
+//! q ← (t_0 + d·b_0)·N′ mod 2^17
+//! T ← (T + d·B + q·N) / 2^17
+//! ```
+//!
+//! on T's redundant limbs: column j sums c_j = t_j + d·b_j + q·n_j (the first row's products,
+//! landing where they do in the folding mode), then t′_j = lo17(c_(j+1)) + mid17(c_j) +
+//! hi(c_(j−1)): the folding mode's redistribution, one limb lower. lo17(c_0) = 0 is what q is
+//! for, and it is dropped. q needs t_0 mod 2^17 only, and t_0 mod 2^17 = T mod 2^17 for
+//! redundant limbs, so no carry is resolved; the hardware forms q as t_0·N′ + d·(b_0·N′ mod 2^17),
+//! one multiply-add, a turn ahead of the step.
+//!
+//! B and A have at most L = `operand_limbs` limbs (the row is L DSPs wide), N at most
+//! `modulus_limbs` (the loop DSPs above N's limbs, which multiply by M̂'s limbs in the folding
+//! mode, are not built). Three kinds of pass ([`ClassicOp`]):
+//! - a multiplication, over S = k·(m − 1) digits, so that R = 2^(17·S) is the folding
+//!   multiplier's: A·B·R^(−1) mod N, below 2N (Walter: R > 4N);
+//! - a wide REDC of C = C_hi·2^(17L) + C_lo (A = C_hi, B = C_lo, C < 2^(17L)·N), over S digits:
+//!   the DSPs see the digit 1 in the first step and 0 after it, so T takes C_lo, and digit i of
+//!   C_hi joins column L in step i (before that step's reduction), where its weight is
+//!   2^(17(L+i)); the result is C·R^(−1) mod N, below 2N;
+//! - a multiplication of A − 1 (the exact division, [`super::ExactDivider`] modulo 2^(17M) − p
+//!   with M = `modulus_limbs`), over M digits: its modulus has M limbs.
+
+use num_bigint::BigUint;
+use num_traits::{One, Zero};
+
+use super::fold::{limbs_value, FoldShape, FoldValue, LIMB_BITS};
+use super::{to_digits, HwError};
+
+const LIMB_MASK: u64 = (1 << LIMB_BITS) - 1;
+
+/// What a classic pass computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClassicOp {
+    /// A·B·R^(−1) mod N.
+    Multiply,
+    /// (C_hi·2^(17L) + C_lo)·R^(−1) mod N, with A = C_hi and B = C_lo.
+    WideRedc,
+    /// (A − 1)·B·2^(−17M) mod N, M = N's limbs: the exact division's pass (A ≥ 1).
+    Decremented,
+}
+
+/// One step of a classic pass.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassicStep {
+    /// The digit the DSPs multiply B by.
+    pub digit: u64,
+    /// A wide REDC's digit of C_hi added to column L (0 otherwise).
+    pub high: u64,
+    /// The quotient digit.
+    pub q: u64,
+    /// T's limbs after the step (`columns` of them).
+    pub t: Vec<u64>,
+}
+
+/// Every step of one classic pass and its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassicTrace {
+    /// One entry per step.
+    pub steps: Vec<ClassicStep>,
+    /// The last step's T in normalized limbs.
+    pub result: FoldValue,
+}
+
+/// A modulus for classic passes on the folding multiplier of a [`FoldShape`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassicPass {
+    shape: FoldShape,
+    modulus: BigUint,
+    n: Vec<u64>,
+    n_prime: u64,
+}
+
+impl FoldShape {
+    /// Steps of a classic pass: N's limbs for the exact division, S otherwise.
+    pub fn classic_steps(&self, op: ClassicOp) -> usize {
+        match op {
+            ClassicOp::Decremented => self.modulus_limbs,
+            ClassicOp::Multiply | ClassicOp::WideRedc => self.classic_digits(),
+        }
+    }
+}
+
+impl ClassicPass {
+    /// Classic passes modulo N on `shape`'s multiplier.
+    ///
+    /// Errors: N even, N ≤ 1, or N of more limbs than the shape's moduli.
+    pub fn new(shape: &FoldShape, modulus: &BigUint) -> Result<Self, HwError> {
+        let limbs = shape.operand_limbs;
+        if modulus <= &BigUint::one()
+            || !modulus.bit(0)
+            || modulus.bits() > (LIMB_BITS as usize * shape.modulus_limbs) as u64
+        {
+            return Err(HwError::InvalidModulus);
+        }
+        let n: Vec<u64> = to_digits(modulus, LIMB_BITS, limbs).into_iter().map(|d| d as u64).collect();
+        // −N^(−1) mod 2^17 by Newton's iteration on the low limb.
+        let mut inv: u64 = 1;
+        for _ in 0..5 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(n[0].wrapping_mul(inv)));
+        }
+        let n_prime = inv.wrapping_neg() & LIMB_MASK;
+        debug_assert_eq!((n[0] * n_prime) & LIMB_MASK, LIMB_MASK);
+        Ok(Self { shape: *shape, modulus: modulus.clone(), n, n_prime })
+    }
+
+    /// N.
+    pub fn modulus(&self) -> &BigUint {
+        &self.modulus
+    }
+
+    /// −N^(−1) mod 2^17.
+    pub fn n_prime(&self) -> u64 {
+        self.n_prime
+    }
+
+    /// The pass `op` on A's and B's limbs (at most L each; A's exact for a wide REDC), every step
+    /// recorded.
+    pub fn trace(&self, op: ClassicOp, a: &[u64], b: &[u64]) -> ClassicTrace {
+        let (limbs, steps) = (self.shape.operand_limbs, self.shape.classic_steps(op));
+        debug_assert!(a.len() <= limbs && b.len() <= limbs, "operand wider than the row");
+        let mut a_value = limbs_value(a);
+        if op == ClassicOp::Decremented {
+            debug_assert!(!a_value.is_zero(), "A − 1 of 0");
+            a_value -= 1u32;
+        }
+        let a_digits: Vec<u64> = to_digits(&a_value, LIMB_BITS, steps).into_iter().map(|d| d as u64).collect();
+        debug_assert!(limbs_value(&a_digits) == a_value, "A has more digits than the pass has steps");
+        let mut t = vec![0u64; self.shape.columns];
+        let mut trace = Vec::with_capacity(steps);
+        for (i, &a_digit) in a_digits.iter().enumerate() {
+            let (digit, high) = match op {
+                ClassicOp::WideRedc => (u64::from(i == 0), a_digit),
+                ClassicOp::Multiply | ClassicOp::Decremented => (a_digit, 0),
+            };
+            let (q, next) = self.step(&t, digit, high, b);
+            t = next;
+            trace.push(ClassicStep { digit, high, q, t: t.clone() });
+        }
+        let result = normalize(&t, limbs);
+        ClassicTrace { steps: trace, result }
+    }
+
+    /// The pass's result alone.
+    pub fn run(&self, op: ClassicOp, a: &[u64], b: &[u64]) -> FoldValue {
+        self.trace(op, a, b).result
+    }
+
+    /// One step: the quotient digit and T's new limbs.
+    pub fn step(&self, t: &[u64], digit: u64, high: u64, b: &[u64]) -> (u64, Vec<u64>) {
+        let (limbs, w) = (self.shape.operand_limbs, self.shape.columns);
+        let b0 = b.first().copied().unwrap_or(0);
+        let q = (((t[0] + digit * b0) & LIMB_MASK) * self.n_prime) & LIMB_MASK;
+        let sums: Vec<u64> = (0..w)
+            .map(|j| {
+                let mut c = t[j];
+                if j < limbs {
+                    c += digit * b.get(j).copied().unwrap_or(0) + q * self.n[j];
+                }
+                if j == limbs {
+                    c += high;
+                }
+                c
+            })
+            .collect();
+        debug_assert_eq!(sums[0] & LIMB_MASK, 0, "the quotient clears the low limb");
+        debug_assert!(sums[w - 1] >> (2 * LIMB_BITS) == 0, "T overflows");
+        let next = (0..w)
+            .map(|j| {
+                let mut limb = (sums[j] >> LIMB_BITS) & LIMB_MASK;
+                if j + 1 < w {
+                    limb += sums[j + 1] & LIMB_MASK;
+                }
+                if j >= 1 {
+                    limb += sums[j - 1] >> (2 * LIMB_BITS);
+                }
+                limb
+            })
+            .collect();
+        (q, next)
+    }
+}
+
+/// u_j = lo17(t_j) + (t_(j−1) >> 17) over the first `limbs` limbs, as the folding mode's results.
+fn normalize(t: &[u64], limbs: usize) -> FoldValue {
+    debug_assert!(t[limbs..].iter().all(|&l| l == 0) && t[limbs - 1] >> LIMB_BITS == 0, "result ≥ 2^(17L)");
+    let limbs = (0..limbs).map(|j| (t[j] & LIMB_MASK) + if j >= 1 { t[j - 1] >> LIMB_BITS } else { 0 }).collect();
+    FoldValue::from_limbs(limbs)
+}
+
+/// The exact limbs of x, as many as `shape`'s operands have.
+pub fn exact_limbs(shape: &FoldShape, x: &BigUint) -> Vec<u64> {
+    to_digits(x, LIMB_BITS, shape.operand_limbs).into_iter().map(|d| d as u64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::{ExactDivider, MontgomeryContext};
+    use crate::prime::{random_odd, random_prime};
+    use num_bigint::RandBigInt;
+    use rand::{rngs::StdRng, SeedableRng};
+
+    /// Redundant limbs of x < 2^(17L) as the folding multiplier's results have them.
+    fn redundant(shape: &FoldShape, x: &BigUint, rng: &mut StdRng) -> Vec<u64> {
+        let mut limbs = exact_limbs(shape, x);
+        for j in 0..limbs.len() - 1 {
+            if limbs[j + 1] > 0 && rand::Rng::gen_bool(rng, 0.5) {
+                limbs[j + 1] -= 1;
+                limbs[j] += 1 << LIMB_BITS;
+            }
+        }
+        limbs
+    }
+
+    #[test]
+    fn the_three_passes_compute_the_classic_models_values() {
+        let mut rng = StdRng::seed_from_u64(11);
+        for (bits, k) in [(64usize, 1usize), (64, 4), (300, 3), (520, 8), (2048, 4)] {
+            let shape = FoldShape::new(bits, k).unwrap();
+            let l = shape.operand_limbs;
+            let n = random_odd(bits as u64, &mut rng);
+            let pass = ClassicPass::new(&shape, &n).unwrap();
+            let ctx = MontgomeryContext::with_digits(&n, LIMB_BITS, shape.classic_digits()).unwrap();
+            // A multiplication, A up to the folding multiplier's bound X = 2^(17k+3)·N.
+            let x_bound = &n << (17 * k + 3);
+            let a = rng.gen_biguint_below(&x_bound);
+            let b = rng.gen_biguint_below(&n);
+            let got = pass.run(ClassicOp::Multiply, &redundant(&shape, &a, &mut rng), &exact_limbs(&shape, &b));
+            let r_inv_ab = ctx.redc_wide(&(&a * &b));
+            assert_eq!(got.value(), r_inv_ab, "{bits} bits, k = {k}: A·B·R^(−1)");
+            assert!(got.value() < &n << 1u32);
+            // A wide REDC of C < 2^(17L)·N, split at limb L.
+            let c = rng.gen_biguint_below(&(&n << (17 * l)));
+            let (c_hi, c_lo) = (&c >> (17 * l), &c % (BigUint::one() << (17 * l)));
+            let got = pass.run(ClassicOp::WideRedc, &exact_limbs(&shape, &c_hi), &exact_limbs(&shape, &c_lo));
+            assert_eq!(got.value(), ctx.redc_wide(&c), "{bits} bits, k = {k}: REDC");
+        }
+    }
+
+    #[test]
+    fn the_decremented_pass_divides_exactly() {
+        let mut rng = StdRng::seed_from_u64(12);
+        for (bits, k) in [(32u64, 1usize), (32, 4), (256, 2), (1024, 4)] {
+            let p = random_prime(bits, &mut rng);
+            let shape = FoldShape::new(2 * bits as usize, k).unwrap();
+            let divider = ExactDivider::new(&p, LIMB_BITS, shape.modulus_limbs).unwrap();
+            let pass = ClassicPass::new(&shape, divider.ctx().modulus()).unwrap();
+            assert_eq!(pass.n_prime() as u128, divider.ctx().n_prime());
+            // x ≡ 1 mod p, at most p² as the way out of the domain leaves it.
+            let l = rng.gen_biguint_below(&p);
+            let x = &l * &p + 1u32;
+            let got = pass.run(
+                ClassicOp::Decremented,
+                &redundant(&shape, &x, &mut rng),
+                &exact_limbs(&shape, &BigUint::one()),
+            );
+            assert_eq!(got.value(), l, "{bits}-bit p, k = {k}");
+            assert_eq!(got.value(), divider.l(&x));
+        }
+    }
+
+    #[test]
+    fn steps_keep_limbs_small_and_the_value_recurrence() {
+        let mut rng = StdRng::seed_from_u64(13);
+        let shape = FoldShape::new(200, 3).unwrap();
+        let n = random_odd(200, &mut rng);
+        let pass = ClassicPass::new(&shape, &n).unwrap();
+        let a = redundant(&shape, &rng.gen_biguint_below(&(&n << 54)), &mut rng);
+        let b = exact_limbs(&shape, &rng.gen_biguint_below(&n));
+        let trace = pass.trace(ClassicOp::Multiply, &a, &b);
+        assert_eq!(trace.steps.len(), shape.classic_digits());
+        let mut t = BigUint::zero();
+        for step in &trace.steps {
+            assert!(step.t.iter().all(|&l| l < (1 << 18) + 4), "limb ≥ 2^18 + 4");
+            let sum = &t + step.digit * limbs_value(&b) + step.q * &n;
+            assert!((&sum % (1u32 << 17)).is_zero());
+            t = sum >> 17;
+            assert_eq!(limbs_value(&step.t), t);
+        }
+    }
+
+    #[test]
+    fn rejects_moduli_the_row_cannot_hold() {
+        let shape = FoldShape::new(64, 2).unwrap();
+        assert!(ClassicPass::new(&shape, &BigUint::from(100u32)).is_err());
+        assert!(ClassicPass::new(&shape, &((BigUint::one() << (17 * shape.modulus_limbs)) + 1u32)).is_err());
+    }
+}
