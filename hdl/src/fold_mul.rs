@@ -9,18 +9,19 @@
 //!   stage 1's DSP ports;
 //! - stage 1: the loop DSPs P_(l,i) = a_l·b_i + t_l·m̂_i (the a·b product as the addend), one per
 //!   product, registered: T's low limbs go straight to the DSPs' 25-bit ports, with no quotient,
-//!   no adder and no multiplexer in front of them other than the slot's;
+//!   no adder and no multiplexer in front of them other than the slot's; and stage 2's addends
+//!   t_(j+k), selected from the slot's T into a register;
 //! - stage 2: [`FoldSum`] adds t_(j+k) and the products landing in column j and redistributes the
 //!   column sums over three limbs; the result is the slot's new T.
 //!
 //! The prefetch of a slot's next step runs in its stage 2, so a step starts every other cycle. A
 //! multiplication of m steps takes 2·m + 2 cycles from `start` to `done`, whatever the operands,
-//! and its slot can start again in the cycle its result appears. Each slot keeps its own T (the
-//! stage-2 addend t_(j+k) is read in the cycle after stage 1 read t_l).
+//! and its slot can start again in the cycle its result appears. Each slot keeps its own T.
 //!
 //! The classic mode (`classic` with `start`; model: `ecrt_golden::hw::ClassicPass`) is a
 //! digit-serial pass with an exact quotient on the first row: P_(0,j) = d·b_j + q·n_j, the other
-//! rows 0, and T moves down a limb a step. The quotient q = t_0·N′ + d·(b_0·N′) mod 2^17 is one
+//! rows 0, and T moves down a limb a step (held a limb up, see [`FoldSum`]: t_j is register
+//! j + 1). The quotient q = t_0·N′ + d·(b_0·N′) mod 2^17 is one
 //! DSP multiply-add of its own, fed by registers: in the slot's turn before each step's stage 1
 //! (its prefetch, the turn before, forms d·(b_0·N′)), so a classic step takes two turns, four
 //! cycles, and a pass of s steps 4·s + 2 cycles. The wide REDC's digits of C_hi join stage 2 at
@@ -89,6 +90,8 @@ pub struct FoldMul {
     products: Vec<LoopMulAddReg>,
     t0: Vec<DFF<Bits<T_BITS>>>,
     t1: Vec<DFF<Bits<T_BITS>>>,
+    // Stage 2's addend per column, selected in stage 1 from the slot's T.
+    base: Vec<DFF<Bits<T_BITS>>>,
     sum: FoldSum,
     normalize: FoldNormalize,
     pre_valid: DFF<bool>,
@@ -120,6 +123,8 @@ pub struct FoldMul {
     b_sel: Vec<Signal<Local, Bits<X_BITS>>>,
     digit_sel: Vec<Signal<Local, Bits<Y_BITS>>>,
     t_low: Vec<Signal<Local, Bits<T_BITS>>>,
+    // Slot ph runs a classic pass.
+    classic_ph: Signal<Local, bool>,
 }
 
 impl FoldMul {
@@ -157,6 +162,7 @@ impl FoldMul {
             products: many(k * operand_limbs),
             t0: many(columns),
             t1: many(columns),
+            base: many(columns),
             sum: FoldSum::new(k, operand_limbs, columns),
             normalize: FoldNormalize::new(operand_limbs),
             pre_valid: Default::default(),
@@ -180,6 +186,7 @@ impl FoldMul {
             b_sel: many(operand_limbs),
             digit_sel: many(k),
             t_low: many(k),
+            classic_ph: Default::default(),
         }
     }
 }
@@ -208,6 +215,7 @@ impl Logic for FoldMul {
         for j in 0..self.t0.len() {
             self.t0[j].clock.next = self.clock.val();
             self.t1[j].clock.next = self.clock.val();
+            self.base[j].clock.next = self.clock.val();
             self.t0[j].d.next = self.t0[j].q.val();
             self.t1[j].d.next = self.t1[j].q.val();
         }
@@ -321,7 +329,8 @@ impl Logic for FoldMul {
         // A quotient turn (slot ph, classic): q = t_0·N' + d·(b_0·N') mod 2^17, or
         // (d·b_0 mod 2^17)·N' in the first step; it is held for the slot's stage 1, two cycles on.
         self.quotient.c.next = bit_cast::<P_BITS, Y_BITS>(self.pre_dbn.p.val().get_bits::<Y_BITS>(0));
-        for j in 0..1 {
+        // t_0 of a classic T, held a limb up.
+        for j in 1..2 {
             self.q_in.next = self.t0[j].q.val().get_bits::<Y_BITS>(0);
             if self.ph.q.val() {
                 self.q_in.next = self.t1[j].q.val().get_bits::<Y_BITS>(0);
@@ -351,6 +360,10 @@ impl Logic for FoldMul {
             if self.ph.q.val() {
                 self.t_low[l].next = self.t1[l].q.val();
             }
+        }
+        self.classic_ph.next = self.operands0.classic.val();
+        if self.ph.q.val() {
+            self.classic_ph.next = self.operands1.classic.val();
         }
         if !self.ph.q.val() & self.operands0.classic.val() {
             for l in 0..self.t_low.len() {
@@ -387,10 +400,44 @@ impl Logic for FoldMul {
         self.s1_high.d.next = self.pre_high.q.val();
         self.s2_valid.d.next = self.pre_valid.q.val();
         self.s2_last.d.next = self.pre_last.q.val();
+        // Stage 2's addends: t_(j+k) folding, register j + 1 classic.
+        for k in (self.t_low.len())..(self.t_low.len() + 1) {
+            for j in 0..(self.base.len() - self.t_low.len()) {
+                self.base[j].d.next = self.t0[j + k].q.val();
+                if self.ph.q.val() {
+                    self.base[j].d.next = self.t1[j + k].q.val();
+                }
+            }
+        }
+        for j in (self.base.len() - self.t_low.len())..self.base.len() {
+            self.base[j].d.next = 0.into();
+        }
+        if self.classic_ph.val() {
+            for j in 0..(self.base.len() - 1) {
+                self.base[j].d.next = self.t0[j + 1].q.val();
+                if self.ph.q.val() {
+                    self.base[j].d.next = self.t1[j + 1].q.val();
+                }
+            }
+            for j in (self.base.len() - 1)..self.base.len() {
+                self.base[j].d.next = 0.into();
+            }
+        }
         for j in 0..self.t.len() {
             self.t[j].next = self.t0[j].q.val();
             if self.ph.q.val() {
                 self.t[j].next = self.t1[j].q.val();
+            }
+        }
+        if self.classic_ph.val() {
+            for j in 0..(self.t.len() - 1) {
+                self.t[j].next = self.t0[j + 1].q.val();
+                if self.ph.q.val() {
+                    self.t[j].next = self.t1[j + 1].q.val();
+                }
+            }
+            for j in (self.t.len() - 1)..self.t.len() {
+                self.t[j].next = 0.into();
             }
         }
 
@@ -399,15 +446,8 @@ impl Logic for FoldMul {
             self.sum.products[p].next = self.products[p].p.val();
         }
         self.sum.high.next = self.s1_high.q.val();
-        self.sum.classic.next = self.operands1.classic.val();
-        if self.ph.q.val() {
-            self.sum.classic.next = self.operands0.classic.val();
-        }
-        for j in 0..self.sum.t.len() {
-            self.sum.t[j].next = self.t1[j].q.val();
-            if self.ph.q.val() {
-                self.sum.t[j].next = self.t0[j].q.val();
-            }
+        for j in 0..self.sum.base.len() {
+            self.sum.base[j].next = self.base[j].q.val();
         }
         for j in 0..self.t0.len() {
             if self.s2_valid.q.val() {
@@ -424,11 +464,17 @@ impl Logic for FoldMul {
         self.operands0.finish.next = self.s2_valid.q.val() & self.s2_last.q.val() & self.ph.q.val();
         self.operands1.finish.next = self.s2_valid.q.val() & self.s2_last.q.val() & !self.ph.q.val();
 
-        // The result: slot ph's T, normalized.
+        // The result: slot ph's T (a classic one from the limb above), normalized.
         for j in 0..self.result.len() {
             self.normalize.t[j].next = self.t0[j].q.val();
             if self.ph.q.val() {
                 self.normalize.t[j].next = self.t1[j].q.val();
+            }
+            if self.classic_ph.val() {
+                self.normalize.t[j].next = self.t0[j + 1].q.val();
+                if self.ph.q.val() {
+                    self.normalize.t[j].next = self.t1[j + 1].q.val();
+                }
             }
             self.result[j].next = self.normalize.result[j].val();
         }

@@ -5,7 +5,11 @@
 //!
 //! In the classic mode (`ecrt_golden::hw::ClassicPass::step`) only the first row's products are
 //! non-zero: c_j = t_j + P_(0,j), plus a wide REDC's digit in column L (the row's length), and T
-//! moves down a limb: t′_j = lo17(c_(j+1)) + mid17(c_j) + hi(c_(j−1)).
+//! moves down a limb: t′_j = lo17(c_(j+1)) + mid17(c_j) + hi(c_(j−1)). The multiplier holds a
+//! classic T one limb up (u_(j+1) = t_j, u_0 = 0: what the redistribution gives, lo17(c_0) being
+//! 0), so that both modes write the same redistribution and only the addend differs: t_j =
+//! u_(j+1), where folding takes t_(j+k). The multiplier selects the addends a cycle ahead
+//! (`base`), so nothing but the adders stands between the registers, the DSPs and T.
 //!
 //! The index pattern (which product lands in which column) is fixed by the shape, so this leaf
 //! writes its Verilog from the shape: rust-hdl's own loops cannot index with a parameter, nor
@@ -25,13 +29,11 @@ const LIMB_MASK: u64 = (1 << 17) - 1;
 /// `row` products per limb of the step.
 #[derive(LogicBlock)]
 pub struct FoldSum {
-    /// The limbs of the stage-2 slot's T. Folding, t_k, t_(k+1), … are added as they are (its k
-    /// lowest limbs are multiplied by M̂ instead, in the products); classic, all of them.
-    pub t: Vec<Signal<In, Bits<T_BITS>>>,
+    /// The limbs of T added as they are, one per column: folding, t_k, t_(k+1), … (its k lowest
+    /// limbs are multiplied by M̂ instead, in the products); classic, T's registers 1, 2, ….
+    pub base: Vec<Signal<In, Bits<T_BITS>>>,
     /// Product (l, i), at index l·row + i: it lands in column i + l.
     pub products: Vec<Signal<In, Bits<LOOP_BITS>>>,
-    /// The step is a classic one.
-    pub classic: Signal<In, bool>,
     /// A wide REDC's digit for column L (0 otherwise).
     pub high: Signal<In, Bits<Y_BITS>>,
     /// The limbs of the new T.
@@ -46,9 +48,8 @@ impl FoldSum {
         assert!(row + limbs_per_step <= columns + 1, "every product lands in a column");
         assert!(row < columns, "column L exists");
         FoldSum {
-            t: many(columns),
+            base: many(columns),
             products: many(limbs_per_step * row),
-            classic: Default::default(),
             high: Default::default(),
             t_next: many(columns),
             limbs_per_step: Constant::new((limbs_per_step as u64).into()),
@@ -76,22 +77,19 @@ impl FoldSum {
 
 impl Logic for FoldSum {
     fn update(&mut self) {
-        let (w, k, row, classic) = (self.columns(), self.limbs_per_step(), self.row(), self.classic.val());
-        let base = |j: usize| if classic { j } else { j + k };
-        let mut sums: Vec<u64> = (0..w).map(|j| self.t.get(base(j)).map_or(0, |t| t.val().to_u64())).collect();
+        let (w, row) = (self.columns(), self.row());
+        let mut sums: Vec<u64> = self.base.iter().map(|b| b.val().to_u64()).collect();
         for (p, column) in self.landing() {
             sums[column] += self.products[p].val().to_u64();
         }
         sums[row] += self.high.val().to_u64();
-        sums.push(0);
         for j in 0..w {
-            let top = if classic { j + 1 } else { j };
-            let mut limb = sums[top] & LIMB_MASK;
-            if top >= 1 {
-                limb += (sums[top - 1] >> 17) & LIMB_MASK;
+            let mut limb = sums[j] & LIMB_MASK;
+            if j >= 1 {
+                limb += (sums[j - 1] >> 17) & LIMB_MASK;
             }
-            if top >= 2 {
-                limb += sums[top - 2] >> 34;
+            if j >= 2 {
+                limb += sums[j - 2] >> 34;
             }
             self.t_next[j].next = Bits::<T_BITS>::from(limb & ((1 << T_BITS) - 1));
         }
@@ -102,29 +100,21 @@ impl Logic for FoldSum {
         }
     }
     fn hdl(&self) -> Verilog {
-        let (w, k, row) = (self.columns(), self.limbs_per_step(), self.row());
-        let mut terms: Vec<Vec<String>> = (0..w).map(|j| vec![format!("base_{j}")]).collect();
+        let (w, row) = (self.columns(), self.row());
+        let mut terms: Vec<Vec<String>> = (0..w).map(|j| vec![format!("base${j}")]).collect();
         for (p, column) in self.landing() {
             terms[column].push(format!("products${p}"));
         }
         terms[row].push("high".into());
         let mut v = String::new();
         for j in 0..w {
-            writeln!(v, "reg [{}:0] base_{j};", T_BITS - 1).unwrap();
-        }
-        for j in 0..=w {
             writeln!(v, "reg [{}:0] sum_{j};", SUM_BITS - 1).unwrap();
         }
         v.push_str("always @(*) begin\n");
-        for j in 0..w {
-            let folded = if j + k < w { format!("t${}", j + k) } else { format!("{T_BITS}'h0") };
-            writeln!(v, "   base_{j} = classic ? t${j} : {folded};").unwrap();
-        }
         for (j, t) in terms.iter().enumerate() {
             writeln!(v, "   sum_{j} = {};", balanced_sum(t)).unwrap();
         }
-        writeln!(v, "   sum_{w} = {SUM_BITS}'h0;").unwrap();
-        let redistributed = |j: usize| {
+        for j in 0..w {
             let mut parts = vec![format!("sum_{j}[16:0]")];
             if j >= 1 {
                 parts.push(format!("sum_{}[33:17]", j - 1));
@@ -132,10 +122,7 @@ impl Logic for FoldSum {
             if j >= 2 {
                 parts.push(format!("sum_{}[{}:34]", j - 2, SUM_BITS - 1));
             }
-            parts.join(" + ")
-        };
-        for j in 0..w {
-            writeln!(v, "   t_next${j} = classic ? {} : {};", redistributed(j + 1), redistributed(j)).unwrap();
+            writeln!(v, "   t_next${j} = {};", parts.join(" + ")).unwrap();
         }
         v.push_str("end\n");
         Verilog::Custom(v)
