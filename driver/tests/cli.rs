@@ -527,7 +527,7 @@ fn explore_sweeps_projects_and_plots() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("explore");
     // Both schedules by default: 4-bit windows and segmented.
-    let sweep = ["explore", "--key-bits", "512", "--digits-per-step", "2", "--window-bits", "4", "--no-timing"];
+    let sweep = ["explore", "--key-bits", "512", "--digits-per-step", "1", "--window-bits", "4", "--no-timing"];
     let out = ecrt(&[&sweep[..], &["--out", out_dir.to_str().unwrap()]].concat(), "");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let table = String::from_utf8_lossy(&out.stdout);
@@ -553,7 +553,7 @@ fn explore_sweeps_projects_and_plots() {
     assert_eq!(points[0]["dsp48e1"], points[1]["dsp48e1"]);
     assert_eq!(points[0]["pareto"], true);
     let svg = std::fs::read_to_string(out_dir.join("pareto.svg")).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("Pareto front") && svg.contains("k = 2 limbs per step"));
+    assert!(svg.starts_with("<svg") && svg.contains("Pareto front") && svg.contains("k = 1 limbs per step"));
 
     let bad = ecrt(&["explore", "--digits-per-step", "0", "--no-timing", "--out", out_dir.to_str().unwrap()], "");
     assert_eq!(bad.status.code(), Some(2));

@@ -125,7 +125,7 @@ fn random_4096() {
 /// quotient digit.
 #[test]
 fn every_dsp_is_a_multiplier_leaf() {
-    let config = AcceleratorConfig { key_bits: 512, window_bits: 4, ..Default::default() };
+    let config = AcceleratorConfig { key_bits: 512, window_bits: 4, digits_per_step: 2, ..Default::default() };
     let emitted = ecrt_hdl::emit::emit_modexp(&config).unwrap();
     let resources = ecrt_sim::estimate(&emitted.verilog, "top", &Default::default()).unwrap();
     let (k, l, modulus_limbs) = {
