@@ -19,6 +19,17 @@ fn drive(ports: &mut [Signal<In, Bits<X_BITS>>], limbs: &[u64]) {
     }
 }
 
+/// Slot `slot`'s operands A and B.
+fn drive_slot(uut: &mut FoldMul, slot: usize, a: &[u64], b: &[u64]) {
+    if slot == 0 {
+        drive(&mut uut.a_in0, a);
+        drive(&mut uut.b_in0, b);
+    } else {
+        drive(&mut uut.a_in1, a);
+        drive(&mut uut.b_in1, b);
+    }
+}
+
 /// Both slots multiply at once (different moduli), then square their results back to back:
 /// every step's T equals the golden model's limb for limb, and so does every result.
 #[test]
@@ -68,13 +79,7 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
             if cycle < 2 || done {
                 // First the given operands; after a result, its square.
                 let (a, b) = if cycle < 2 { inputs[phase].clone() } else { (result.clone(), result.clone()) };
-                if phase == 0 {
-                    drive(&mut uut.a_in0, &a);
-                    drive(&mut uut.b_in0, &b);
-                } else {
-                    drive(&mut uut.a_in1, &a);
-                    drive(&mut uut.b_in1, &b);
-                }
+                drive_slot(uut, phase, &a, &b);
             }
             (phase, done, result, uut.t.iter().map(|t| t.val().to_u64()).collect())
         });
@@ -200,13 +205,7 @@ fn classic_passes_match_the_golden_model_step_by_step() {
                     uut.classic.next = false;
                     (result.clone(), result.clone())
                 };
-                if phase == 0 {
-                    drive(&mut uut.a_in0, &a);
-                    drive(&mut uut.b_in0, &b);
-                } else {
-                    drive(&mut uut.a_in1, &a);
-                    drive(&mut uut.b_in1, &b);
-                }
+                drive_slot(uut, phase, &a, &b);
             }
             (phase, done, result, uut.t.iter().map(|t| t.val().to_u64()).collect())
         });
