@@ -166,7 +166,6 @@ pub struct SlotControl {
     // low limbs (the multiplier's operand width) and the rest.
     base_low: Vec<DFF<Bits<X_BITS>>>,
     base_high: Vec<DFF<Bits<X_BITS>>>,
-    x_mont: Vec<DFF<Bits<X_BITS>>>,
     exponent: Vec<DFF<Bits<WINDOW_BITS_MAX>>>,
     table: Vec<RAM<Bits<X_BITS>, WINDOW_BITS_MAX>>,
     table_index: DFF<Bits<WINDOW_BITS_MAX>>,
@@ -186,6 +185,19 @@ pub struct SlotControl {
     // Which operands the issued multiplication takes.
     a_from: Signal<Local, Operand>,
     b_from: Signal<Local, Operand>,
+    // One-hot masks (all ones or zero) of the multiplexers' sources.
+    ones: Constant<Bits<X_BITS>>,
+    entry_ram: Signal<Local, Bits<X_BITS>>,
+    entry_bypass: Signal<Local, Bits<X_BITS>>,
+    entry_one: Signal<Local, Bits<X_BITS>>,
+    a_result: Signal<Local, Bits<X_BITS>>,
+    a_entry: Signal<Local, Bits<X_BITS>>,
+    a_base: Signal<Local, Bits<X_BITS>>,
+    b_result: Signal<Local, Bits<X_BITS>>,
+    b_entry: Signal<Local, Bits<X_BITS>>,
+    b_base: Signal<Local, Bits<X_BITS>>,
+    b_r3: Signal<Local, Bits<X_BITS>>,
+    b_t_mont: Signal<Local, Bits<X_BITS>>,
 }
 
 /// Where the next multiplication's operands come from.
@@ -203,8 +215,6 @@ pub enum Operand {
     R3,
     /// t·R mod n.
     TMont,
-    /// The base in the Montgomery domain, T[1].
-    XMont,
     /// The integer 1.
     Unit,
 }
@@ -272,7 +282,6 @@ impl SlotControl {
             t_mont: many(operand_limbs),
             base_low: many(operand_limbs),
             base_high: many(2 * digits - operand_limbs),
-            x_mont: many(operand_limbs),
             exponent: many(windows),
             table: many(operand_limbs),
             table_index: Default::default(),
@@ -288,6 +297,18 @@ impl SlotControl {
             table_complete: Default::default(),
             a_from: Default::default(),
             b_from: Default::default(),
+            ones: Constant::new(((1u64 << X_BITS) - 1).into()),
+            entry_ram: Default::default(),
+            entry_bypass: Default::default(),
+            entry_one: Default::default(),
+            a_result: Default::default(),
+            a_entry: Default::default(),
+            a_base: Default::default(),
+            b_result: Default::default(),
+            b_entry: Default::default(),
+            b_base: Default::default(),
+            b_r3: Default::default(),
+            b_t_mont: Default::default(),
         }
     }
 }
@@ -332,6 +353,10 @@ impl Logic for SlotControl {
             for i in 0..1 {
                 self.read_address.d.next = self.exponent[i].q.val();
             }
+            // Building the table: x̃ (T[1]) for the next entry, until the last one.
+            if (self.state.q.val() == SlotState::Table) & (self.table_index.q.val() != self.table_last.val()) {
+                self.read_address.d.next = 1.into();
+            }
         }
         for i in (self.exponent.len() - 1)..self.exponent.len() {
             self.exponent_bit.next = self.exponent[i].q.val().get_bit(0);
@@ -372,11 +397,9 @@ impl Logic for SlotControl {
             self.r3[j].clock.next = self.clock.val();
             self.one[j].clock.next = self.clock.val();
             self.t_mont[j].clock.next = self.clock.val();
-            self.x_mont[j].clock.next = self.clock.val();
             self.r3[j].d.next = self.r3[j].q.val();
             self.one[j].d.next = self.one[j].q.val();
             self.t_mont[j].d.next = self.t_mont[j].q.val();
-            self.x_mont[j].d.next = self.x_mont[j].q.val();
         }
         for j in 0..self.base_low.len() {
             self.base_low[j].clock.next = self.clock.val();
@@ -395,98 +418,94 @@ impl Logic for SlotControl {
             self.m_hat[j].d.next = self.m_hat[j].q.val();
             self.m_hat_out[j].next = self.m_hat[j].q.val();
         }
-        if self.load.val() {
-            match self.load_target.val() {
-                LoadTarget::Modulus => {
-                    for j in 0..(self.modulus.len() - 1) {
-                        self.modulus[j].d.next = self.modulus[j + 1].q.val();
-                    }
-                    for j in (self.modulus.len() - 1)..self.modulus.len() {
-                        self.modulus[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                    }
-                }
-                LoadTarget::NPrime => {
-                    self.n_prime.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                }
-                LoadTarget::ModulusDiv => {
-                    for j in 0..(self.modulus_div.len() - 1) {
-                        self.modulus_div[j].d.next = self.modulus_div[j + 1].q.val();
-                    }
-                    for j in (self.modulus_div.len() - 1)..self.modulus_div.len() {
-                        self.modulus_div[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                    }
-                }
-                LoadTarget::NPrimeDiv => {
-                    self.n_prime_div.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                }
-                LoadTarget::ModulusN => {
-                    for j in 0..(self.modulus_n.len() - 1) {
-                        self.modulus_n[j].d.next = self.modulus_n[j + 1].q.val();
-                    }
-                    for j in (self.modulus_n.len() - 1)..self.modulus_n.len() {
-                        self.modulus_n[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                    }
-                }
-                LoadTarget::NPrimeN => {
-                    self.n_prime_n.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                }
-                LoadTarget::R3 => {
-                    for j in 0..(self.r3.len() - 1) {
-                        self.r3[j].d.next = self.r3[j + 1].q.val();
-                    }
-                    for j in (self.r3.len() - 1)..self.r3.len() {
-                        self.r3[j].d.next = self.load_data.val();
-                    }
-                }
-                LoadTarget::One => {
-                    for j in 0..(self.one.len() - 1) {
-                        self.one[j].d.next = self.one[j + 1].q.val();
-                    }
-                    for j in (self.one.len() - 1)..self.one.len() {
-                        self.one[j].d.next = self.load_data.val();
-                    }
-                }
-                LoadTarget::TMont => {
-                    for j in 0..(self.t_mont.len() - 1) {
-                        self.t_mont[j].d.next = self.t_mont[j + 1].q.val();
-                    }
-                    for j in (self.t_mont.len() - 1)..self.t_mont.len() {
-                        self.t_mont[j].d.next = self.load_data.val();
-                    }
-                }
-                LoadTarget::Base => {
-                    // 2·S limbs through base_high into base_low.
-                    for j in 0..(self.base_low.len() - 1) {
-                        self.base_low[j].d.next = self.base_low[j + 1].q.val();
-                    }
-                    for j in (self.base_low.len() - 1)..self.base_low.len() {
-                        self.base_low[j].d.next = self.base_high[0].q.val();
-                    }
-                    for j in 0..(self.base_high.len() - 1) {
-                        self.base_high[j].d.next = self.base_high[j + 1].q.val();
-                    }
-                    for j in (self.base_high.len() - 1)..self.base_high.len() {
-                        self.base_high[j].d.next = self.load_data.val();
-                    }
-                }
-                LoadTarget::Exponent => {
-                    for i in 0..(self.exponent.len() - 1) {
-                        self.exponent[i].d.next = self.exponent[i + 1].q.val();
-                    }
-                    for i in (self.exponent.len() - 1)..self.exponent.len() {
-                        self.exponent[i].d.next =
-                            self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0) & self.table_last.val();
-                    }
-                }
-                LoadTarget::MHat => {
-                    for j in 0..(self.m_hat.len() - 1) {
-                        self.m_hat[j].d.next = self.m_hat[j + 1].q.val();
-                    }
-                    for j in (self.m_hat.len() - 1)..self.m_hat.len() {
-                        self.m_hat[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                    }
-                }
-                _ => {}
+        // Each register shifts only on a load of its own target: a plain enable per register, not a
+        // multiplexer over every target.
+        if self.load.val() & (self.load_target.val() == LoadTarget::Modulus) {
+            for j in 0..(self.modulus.len() - 1) {
+                self.modulus[j].d.next = self.modulus[j + 1].q.val();
+            }
+            for j in (self.modulus.len() - 1)..self.modulus.len() {
+                self.modulus[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+            }
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::NPrime) {
+            self.n_prime.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::ModulusDiv) {
+            for j in 0..(self.modulus_div.len() - 1) {
+                self.modulus_div[j].d.next = self.modulus_div[j + 1].q.val();
+            }
+            for j in (self.modulus_div.len() - 1)..self.modulus_div.len() {
+                self.modulus_div[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+            }
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::NPrimeDiv) {
+            self.n_prime_div.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::ModulusN) {
+            for j in 0..(self.modulus_n.len() - 1) {
+                self.modulus_n[j].d.next = self.modulus_n[j + 1].q.val();
+            }
+            for j in (self.modulus_n.len() - 1)..self.modulus_n.len() {
+                self.modulus_n[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+            }
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::NPrimeN) {
+            self.n_prime_n.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::R3) {
+            for j in 0..(self.r3.len() - 1) {
+                self.r3[j].d.next = self.r3[j + 1].q.val();
+            }
+            for j in (self.r3.len() - 1)..self.r3.len() {
+                self.r3[j].d.next = self.load_data.val();
+            }
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::One) {
+            for j in 0..(self.one.len() - 1) {
+                self.one[j].d.next = self.one[j + 1].q.val();
+            }
+            for j in (self.one.len() - 1)..self.one.len() {
+                self.one[j].d.next = self.load_data.val();
+            }
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::TMont) {
+            for j in 0..(self.t_mont.len() - 1) {
+                self.t_mont[j].d.next = self.t_mont[j + 1].q.val();
+            }
+            for j in (self.t_mont.len() - 1)..self.t_mont.len() {
+                self.t_mont[j].d.next = self.load_data.val();
+            }
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::Base) {
+            // 2·S limbs through base_high into base_low.
+            for j in 0..(self.base_low.len() - 1) {
+                self.base_low[j].d.next = self.base_low[j + 1].q.val();
+            }
+            for j in (self.base_low.len() - 1)..self.base_low.len() {
+                self.base_low[j].d.next = self.base_high[0].q.val();
+            }
+            for j in 0..(self.base_high.len() - 1) {
+                self.base_high[j].d.next = self.base_high[j + 1].q.val();
+            }
+            for j in (self.base_high.len() - 1)..self.base_high.len() {
+                self.base_high[j].d.next = self.load_data.val();
+            }
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::Exponent) {
+            for i in 0..(self.exponent.len() - 1) {
+                self.exponent[i].d.next = self.exponent[i + 1].q.val();
+            }
+            for i in (self.exponent.len() - 1)..self.exponent.len() {
+                self.exponent[i].d.next = self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0) & self.table_last.val();
+            }
+        }
+        if self.load.val() & (self.load_target.val() == LoadTarget::MHat) {
+            for j in 0..(self.m_hat.len() - 1) {
+                self.m_hat[j].d.next = self.m_hat[j + 1].q.val();
+            }
+            for j in (self.m_hat.len() - 1)..self.m_hat.len() {
+                self.m_hat[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
             }
         }
         match self.state.q.val() {
@@ -524,9 +543,6 @@ impl Logic for SlotControl {
                         self.state.d.next = SlotState::BitProduct;
                     } else {
                         self.write_address.next = 1.into();
-                        for j in 0..self.x_mont.len() {
-                            self.x_mont[j].d.next = self.mm_result[j].val();
-                        }
                         // T[2] = x̃·x̃ (unless 1-bit windows: then the table is complete).
                         self.table_index.d.next = 2.into();
                         self.state.d.next = SlotState::Table;
@@ -537,7 +553,7 @@ impl Logic for SlotControl {
                 if self.mm_done.val() {
                     self.write_enable.next = true;
                     self.issue.next = true;
-                    self.b_from.next = Operand::XMont;
+                    self.b_from.next = Operand::Entry;
                     self.table_index.d.next = self.table_index.q.val() + 1;
                 }
             }
@@ -683,55 +699,72 @@ impl Logic for SlotControl {
             self.table[j].write_address.next = self.write_address.val();
             self.table[j].write_data.next = self.mm_result[j].val();
             self.table[j].write_enable.next = self.write_enable.val();
-            self.entry[j].next = self.table[j].read_data.val();
-            if self.write_enable.val() & (self.write_address.val() == self.read_address.q.val()) {
-                self.entry[j].next = self.mm_result[j].val();
-            }
-            if self.read_address.q.val() == 0 {
-                self.entry[j].next = self.one[j].q.val();
-            }
+        }
+
+        // Every multiplexer below is an AND-OR of one-hot masks: per bit one LUT over its sources,
+        // where an if-chain over the operand codes becomes a 16-way multiplexer tree per bit.
+        self.entry_ram.next = 0.into();
+        self.entry_bypass.next = 0.into();
+        self.entry_one.next = 0.into();
+        if self.read_address.q.val() == 0 {
+            self.entry_one.next = self.ones.val();
+        } else if self.write_enable.val() & (self.write_address.val() == self.read_address.q.val()) {
+            self.entry_bypass.next = self.ones.val();
+        } else {
+            self.entry_ram.next = self.ones.val();
+        }
+        for j in 0..self.table.len() {
+            self.entry[j].next = (self.table[j].read_data.val() & self.entry_ram.val())
+                | (self.mm_result[j].val() & self.entry_bypass.val())
+                | (self.one[j].q.val() & self.entry_one.val());
         }
 
         // Operand multiplexers (a wide REDC's: the base's limbs below L as B, from L on as A).
+        self.a_result.next = 0.into();
+        self.a_entry.next = 0.into();
+        self.a_base.next = 0.into();
+        if self.a_from.val() == Operand::Result {
+            self.a_result.next = self.ones.val();
+        }
+        if self.a_from.val() == Operand::Entry {
+            self.a_entry.next = self.ones.val();
+        }
+        if self.a_from.val() == Operand::BaseHigh {
+            self.a_base.next = self.ones.val();
+        }
+        self.b_result.next = 0.into();
+        self.b_entry.next = 0.into();
+        self.b_base.next = 0.into();
+        self.b_r3.next = 0.into();
+        self.b_t_mont.next = 0.into();
+        if self.b_from.val() == Operand::Result {
+            self.b_result.next = self.ones.val();
+        }
+        if self.b_from.val() == Operand::Entry {
+            self.b_entry.next = self.ones.val();
+        }
+        if self.b_from.val() == Operand::BaseLow {
+            self.b_base.next = self.ones.val();
+        }
+        if self.b_from.val() == Operand::R3 {
+            self.b_r3.next = self.ones.val();
+        }
+        if self.b_from.val() == Operand::TMont {
+            self.b_t_mont.next = self.ones.val();
+        }
         for j in 0..self.a_out.len() {
-            self.a_out[j].next = self.mm_result[j].val();
-            if self.a_from.val() == Operand::BaseHigh {
-                self.a_out[j].next = 0.into();
-            }
-            if self.a_from.val() == Operand::Entry {
-                self.a_out[j].next = self.entry[j].val();
-            }
-            self.b_out[j].next = self.mm_result[j].val();
-            if self.b_from.val() == Operand::Entry {
-                self.b_out[j].next = self.entry[j].val();
-            }
-            if self.b_from.val() == Operand::BaseLow {
-                self.b_out[j].next = 0.into();
-            }
-            if self.b_from.val() == Operand::R3 {
-                self.b_out[j].next = self.r3[j].q.val();
-            }
-            if self.b_from.val() == Operand::TMont {
-                self.b_out[j].next = self.t_mont[j].q.val();
-            }
-            if self.b_from.val() == Operand::XMont {
-                self.b_out[j].next = self.x_mont[j].q.val();
-            }
-            if self.b_from.val() == Operand::Unit {
-                self.b_out[j].next = 0.into();
-            }
+            self.a_out[j].next = (self.mm_result[j].val() & self.a_result.val())
+                | (self.entry[j].val() & self.a_entry.val())
+                | (self.base_high[j].q.val() & self.a_base.val());
+            self.b_out[j].next = (self.mm_result[j].val() & self.b_result.val())
+                | (self.entry[j].val() & self.b_entry.val())
+                | (self.base_low[j].q.val() & self.b_base.val())
+                | (self.r3[j].q.val() & self.b_r3.val())
+                | (self.t_mont[j].q.val() & self.b_t_mont.val());
         }
         for j in 0..1 {
             if self.b_from.val() == Operand::Unit {
                 self.b_out[j].next = 1.into();
-            }
-        }
-        for j in 0..self.base_low.len() {
-            if self.a_from.val() == Operand::BaseHigh {
-                self.a_out[j].next = self.base_high[j].q.val();
-            }
-            if self.b_from.val() == Operand::BaseLow {
-                self.b_out[j].next = self.base_low[j].q.val();
             }
         }
     }
