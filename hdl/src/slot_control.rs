@@ -418,8 +418,6 @@ impl Logic for SlotControl {
             self.m_hat[j].d.next = self.m_hat[j].q.val();
             self.m_hat_out[j].next = self.m_hat[j].q.val();
         }
-        // Each register shifts only on a load of its own target: a plain enable per register, not a
-        // multiplexer over every target.
         if self.load.val() & (self.load_target.val() == LoadTarget::Modulus) {
             for j in 0..(self.modulus.len() - 1) {
                 self.modulus[j].d.next = self.modulus[j + 1].q.val();
