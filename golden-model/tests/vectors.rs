@@ -3,7 +3,7 @@
 //! model, and decodes to phe's value.
 
 use ecrt_golden::encoding::{decode, Encoded, Value};
-use ecrt_golden::hw::{FoldEcrtKey, Schedule};
+use ecrt_golden::hw::{FoldEcrtKey, Multiplicand, Schedule};
 use ecrt_golden::paillier::{decrypt_crt, decrypt_ecrt, decrypt_textbook};
 use ecrt_golden::phe_format::read_private_key;
 use num_bigint::{BigInt, BigUint};
@@ -35,10 +35,14 @@ fn check_vectors(bits: u32, hw_cases: usize) {
         key.hardware(64, Schedule::RightToLeft { segments: 4 }).unwrap(),
         key.hardware(68, Schedule::FixedWindow { window_bits: 4 }).unwrap(),
     ];
-    // The model of the high-radix core: k limbs per step, Orup's folding.
+    // The model of the high-radix core: k limbs per step, Orup's folding; B in 17-bit limbs, and
+    // in 23-bit windows (24×17 products).
     let fold_keys = [
         FoldEcrtKey::new(key.p(), key.q(), 4, Schedule::FixedWindow { window_bits: 5 }).unwrap(),
         FoldEcrtKey::new(key.p(), key.q(), 7, Schedule::RightToLeft { segments: 3 }).unwrap(),
+        FoldEcrtKey::new(key.p(), key.q(), 3, Schedule::FixedWindow { window_bits: 6 })
+            .unwrap()
+            .with_multiplicand(Multiplicand::Windows),
     ];
     for (i, case) in cases.iter().enumerate() {
         let c: BigUint = case["ciphertext"]["v"].as_str().unwrap().parse().unwrap();
@@ -50,8 +54,8 @@ fn check_vectors(bits: u32, hw_cases: usize) {
             assert_eq!(hw.decrypt(&c).unwrap(), raw, "{bits}-bit case {i} (hardware model, {:?})", hw.schedule());
         }
         for fold in fold_keys.iter().filter(|_| i < hw_cases) {
-            let k = fold.fold_p().limbs_per_step();
-            assert_eq!(fold.decrypt(&c).unwrap(), raw, "{bits}-bit case {i} (folding model, k = {k})");
+            let (k, b) = (fold.fold_p().limbs_per_step(), fold.fold_p().multiplicand());
+            assert_eq!(fold.decrypt(&c).unwrap(), raw, "{bits}-bit case {i} (folding model, k = {k}, B in {b:?})");
         }
         if bits <= 2048 {
             assert_eq!(decrypt_textbook(&key, &c).unwrap(), raw, "{bits}-bit case {i} (textbook)");

@@ -364,6 +364,15 @@ impl FoldEcrtKey {
         Ok(Self { classic, fold_p, fold_q })
     }
 
+    /// The same key with the folding multipliers' B held as `multiplicand` (24×17 products with
+    /// [`Multiplicand::Windows`](super::Multiplicand)). The classic passes' values do not depend
+    /// on it.
+    pub fn with_multiplicand(mut self, multiplicand: super::Multiplicand) -> Self {
+        self.fold_p = self.fold_p.with_multiplicand(multiplicand);
+        self.fold_q = self.fold_q.with_multiplicand(multiplicand);
+        self
+    }
+
     /// The classic parts: the constants of both paths and of n, over k·(m − 1) digits.
     pub fn classic(&self) -> &EcrtHwKey {
         &self.classic
@@ -438,6 +447,7 @@ pub fn postprocess_cost(method: Postprocessing) -> PostprocessCost {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hw::Multiplicand;
     use crate::prime::random_prime;
     use num_bigint::RandBigInt;
     use num_traits::One;
@@ -622,21 +632,26 @@ mod tests {
             let (p, q) = key(key_bits, &mut rng);
             let n = &p * &q;
             let n2 = &n * &n;
-            for (k, schedule) in [
-                (1, Schedule::FixedWindow { window_bits: 3 }),
-                (2, Schedule::RightToLeft { segments: 2 }),
-                (4, Schedule::FixedWindow { window_bits: 5 }),
-                (8, Schedule::RightToLeft { segments: 1 }),
-                (16, Schedule::FixedWindow { window_bits: 1 }),
+            for (k, schedule, multiplicand) in [
+                (1, Schedule::FixedWindow { window_bits: 3 }, Multiplicand::Windows),
+                (2, Schedule::RightToLeft { segments: 2 }, Multiplicand::Limbs),
+                (3, Schedule::FixedWindow { window_bits: 6 }, Multiplicand::Windows),
+                (4, Schedule::FixedWindow { window_bits: 5 }, Multiplicand::Limbs),
+                (8, Schedule::RightToLeft { segments: 1 }, Multiplicand::Windows),
+                (16, Schedule::FixedWindow { window_bits: 1 }, Multiplicand::Limbs),
             ] {
-                let hw = FoldEcrtKey::new(&p, &q, k, schedule).unwrap();
+                let hw = FoldEcrtKey::new(&p, &q, k, schedule).unwrap().with_multiplicand(multiplicand);
                 assert_eq!(hw.fold_p().steps(), hw.fold_q().steps());
                 assert_eq!(hw.fold_p().columns(), hw.fold_q().columns());
                 let mut cs = vec![BigUint::one(), &n2 - 1u32];
                 cs.extend((0..2).map(|_| random_unit(&n, &n2, &mut rng)));
                 for c in &cs {
                     let t = hw.decrypt_trace(c).unwrap();
-                    assert_eq!(t.result, textbook(&p, &q, c), "{key_bits} bits, k = {k}, {schedule:?}");
+                    assert_eq!(
+                        t.result,
+                        textbook(&p, &q, c),
+                        "{key_bits} bits, k = {k}, {schedule:?}, {multiplicand:?}"
+                    );
                     for (path, fold, prime) in [(&t.p, hw.fold_p(), &p), (&t.q, hw.fold_q(), &q)] {
                         assert!(fold.in_range(&path.exp.result));
                         assert!(!path.x.is_zero() && path.x < prime * prime, "x fully reduced");

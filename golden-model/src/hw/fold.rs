@@ -35,11 +35,16 @@
 //! A result leaves as normalized limbs u_j = lo17(t_j) + hi17(t_(j−1)) < 2^17 + 3 (t_j >> 17 ≤ 2),
 //! which fit the DSP48E1's 25-bit port as the next multiplicand; the next multiplier's digits are
 //! the exact 17-bit digits of its value. Every product is 17×18 bits or 19×17 bits: one DSP48E1.
+//!
+//! With B in 23-bit windows ([`Multiplicand::Windows`], [`super::wide`]) the a·b products are
+//! 17×24 bits, ⌈17·L/23⌉ a row, added as grid-aligned pieces; T's limbs then stay < 2^18 + 2^11,
+//! T_low < 2.02·2^r, and the bounds above hold with the same m.
 
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
 use super::exponent::DomainMultiplier;
+use super::wide::{self, Multiplicand};
 use super::{to_digits, HwError, MontgomeryContext};
 
 /// Bits of a limb: the DSP48E1's 18-bit port holds an exact limb.
@@ -95,7 +100,8 @@ pub fn limbs_value(limbs: &[u64]) -> BigUint {
 pub struct FoldStep {
     /// The k exact digits a_(i,l) of the multiplier consumed by this step.
     pub a_digits: Vec<u64>,
-    /// T's redundant limbs after the step (`columns` of them, each < 2^18 + 2^7).
+    /// T's redundant limbs after the step (`columns` of them, each below
+    /// [`FoldContext::t_limb_bound`]).
     pub t: Vec<u64>,
 }
 
@@ -162,6 +168,7 @@ pub struct FoldContext {
     m_hat: Vec<u64>,
     bound: BigUint,
     classic: MontgomeryContext,
+    multiplicand: Multiplicand,
 }
 
 impl FoldContext {
@@ -195,7 +202,28 @@ impl FoldContext {
         debug_assert!((&scaled % &two_r).is_zero());
         let m_hat_value = scaled >> r;
         let m_hat = to_digits(&m_hat_value, LIMB_BITS, shape.modulus_limbs).into_iter().map(|d| d as u64).collect();
-        Ok(Self { modulus: modulus.clone(), shape, m_hat, bound, classic })
+        Ok(Self { modulus: modulus.clone(), shape, m_hat, bound, classic, multiplicand: Multiplicand::Limbs })
+    }
+
+    /// The same multiplier with B held as `multiplicand` for its a·b products (17-bit limbs by
+    /// default; [`Multiplicand::Windows`] for 24×17 products, [`super::wide`]).
+    pub fn with_multiplicand(mut self, multiplicand: Multiplicand) -> Self {
+        self.multiplicand = multiplicand;
+        self
+    }
+
+    /// How B is held for the a·b products.
+    pub fn multiplicand(&self) -> Multiplicand {
+        self.multiplicand
+    }
+
+    /// The bound of T's limbs after a step: 2^18 + 2^7 with B in limbs, 2^18 + 2^11 in windows
+    /// (the high pieces of the 24×17 products are wider).
+    pub fn t_limb_bound(&self) -> u64 {
+        match self.multiplicand {
+            Multiplicand::Limbs => (1 << 18) + (1 << 7),
+            Multiplicand::Windows => (1 << 18) + (1 << 11),
+        }
     }
 
     /// The modulus N.
@@ -263,19 +291,28 @@ impl FoldContext {
         FoldTrace { steps, result }
     }
 
-    /// One step on T's limbs: the column sums, then their redistribution.
+    /// One step on T's limbs: the column sums, then their redistribution. B is given in limbs;
+    /// with [`Multiplicand::Windows`] the products are those of its windows.
     pub fn step(&self, t: &[u64], a_digits: &[u64], b: &[u64]) -> Vec<u64> {
         let (k, w) = (self.limbs_per_step(), self.columns());
-        let sums: Vec<u64> = (0..w)
+        let mut sums: Vec<u64> = (0..w)
             .map(|j| {
                 let mut c = t.get(j + k).copied().unwrap_or(0);
                 for l in 0..k.min(j + 1) {
-                    c += a_digits[l] * b.get(j - l).copied().unwrap_or(0);
                     c += t[l] * self.m_hat.get(j - l).copied().unwrap_or(0);
+                    if self.multiplicand == Multiplicand::Limbs {
+                        c += a_digits[l] * b.get(j - l).copied().unwrap_or(0);
+                    }
                 }
                 c
             })
             .collect();
+        if self.multiplicand == Multiplicand::Windows {
+            let b_windows = wide::windows(b, wide::window_count(self.operand_limbs()));
+            for (l, &digit) in a_digits.iter().enumerate() {
+                wide::add_row(&mut sums, l, digit, &b_windows);
+            }
+        }
         debug_assert!(mid17(sums[w - 1]) == 0 && hi(sums[w - 1]) == 0 && hi(sums[w - 2]) == 0, "T overflows");
         (0..w)
             .map(|j| {
@@ -309,7 +346,7 @@ impl FoldContext {
         for i in 0..self.steps() {
             let a_digits = &digits[i * k..(i + 1) * k];
             t = self.step(&t, a_digits, &b.limbs);
-            debug_assert!(t.iter().all(|&l| l < (1 << 18) + (1 << 7)), "limb ≥ 2^18 + 2^7");
+            debug_assert!(t.iter().all(|&l| l < self.t_limb_bound()), "T's limb out of bounds");
             if let Some(steps) = trace.as_deref_mut() {
                 steps.push(FoldStep { a_digits: a_digits.to_vec(), t: t.clone() });
             }
@@ -398,13 +435,15 @@ mod tests {
         assert_eq!(FoldContext::new(&BigUint::from(100u32), 2), Err(HwError::InvalidModulus));
     }
 
+    const MULTIPLICANDS: [Multiplicand; 2] = [Multiplicand::Limbs, Multiplicand::Windows];
+
     #[test]
     fn edge_operands_stay_in_range_at_every_k() {
         let mut rng = StdRng::seed_from_u64(3);
-        for k in 1..=MAX_LIMBS_PER_STEP {
+        for (k, multiplicand) in (1..=MAX_LIMBS_PER_STEP).flat_map(|k| MULTIPLICANDS.map(|m| (k, m))) {
             for bits in [2u64, 17, 100, 521] {
                 let n = random_odd(bits, &mut rng);
-                let ctx = FoldContext::new(&n, k).unwrap();
+                let ctx = FoldContext::new(&n, k).unwrap().with_multiplicand(multiplicand);
                 let top = ctx.bound() - 1u32;
                 let values = [BigUint::zero(), BigUint::one(), &n - 1u32, n.clone(), top.clone()];
                 let mut fold_values: Vec<FoldValue> = values.iter().map(|v| ctx.exact(v)).collect();
@@ -426,9 +465,9 @@ mod tests {
     #[test]
     fn trace_replays_from_its_digits() {
         let mut rng = StdRng::seed_from_u64(4);
-        for k in [1usize, 3, 4, 8] {
+        for (k, multiplicand) in [1usize, 3, 4, 8].into_iter().flat_map(|k| MULTIPLICANDS.map(|m| (k, m))) {
             let n = random_odd(400, &mut rng);
-            let ctx = FoldContext::new(&n, k).unwrap();
+            let ctx = FoldContext::new(&n, k).unwrap().with_multiplicand(multiplicand);
             let a = ctx.exact(&rng.gen_biguint_below(ctx.bound()));
             let b = ctx.mul(&ctx.exact(&rng.gen_biguint_below(ctx.bound())), &a);
             let trace = ctx.mul_trace(&a, &b);
@@ -473,10 +512,10 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
         #[test]
-        fn fold_mul_property(seed in any::<u64>(), bits in 2u64..600, k in 1usize..=MAX_LIMBS_PER_STEP) {
+        fn fold_mul_property(seed in any::<u64>(), bits in 2u64..600, k in 1usize..=MAX_LIMBS_PER_STEP, wide in any::<bool>()) {
             let mut rng = StdRng::seed_from_u64(seed);
             let n = random_odd(bits, &mut rng);
-            let ctx = FoldContext::new(&n, k).unwrap();
+            let ctx = FoldContext::new(&n, k).unwrap().with_multiplicand(MULTIPLICANDS[usize::from(wide)]);
             let a = ctx.exact(&rng.gen_biguint_below(ctx.bound()));
             let b = ctx.exact(&rng.gen_biguint_below(ctx.bound()));
             let ab = check(&ctx, &a, &b);

@@ -34,6 +34,7 @@ use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
 use super::fold::{limbs_value, FoldShape, FoldValue, LIMB_BITS};
+use super::wide::{self, Multiplicand};
 use super::{to_digits, HwError};
 
 const LIMB_MASK: u64 = (1 << LIMB_BITS) - 1;
@@ -78,6 +79,7 @@ pub struct ClassicPass {
     modulus: BigUint,
     n: Vec<u64>,
     n_prime: u64,
+    multiplicand: Multiplicand,
 }
 
 impl FoldShape {
@@ -110,7 +112,15 @@ impl ClassicPass {
         }
         let n_prime = inv.wrapping_neg() & LIMB_MASK;
         debug_assert_eq!((n[0] * n_prime) & LIMB_MASK, LIMB_MASK);
-        Ok(Self { shape: *shape, modulus: modulus.clone(), n, n_prime })
+        Ok(Self { shape: *shape, modulus: modulus.clone(), n, n_prime, multiplicand: Multiplicand::Limbs })
+    }
+
+    /// The same passes with B held as `multiplicand` for the first row's d·B products (as the
+    /// folding mode holds it, [`super::FoldContext::with_multiplicand`]). The quotient reads B's
+    /// low 17 bits, which are b_0's and the first window's alike.
+    pub fn with_multiplicand(mut self, multiplicand: Multiplicand) -> Self {
+        self.multiplicand = multiplicand;
+        self
     }
 
     /// N.
@@ -160,11 +170,14 @@ impl ClassicPass {
         let (limbs, w) = (self.shape.operand_limbs, self.shape.columns);
         let b0 = b.first().copied().unwrap_or(0);
         let q = (((t[0] + digit * b0) & LIMB_MASK) * self.n_prime) & LIMB_MASK;
-        let sums: Vec<u64> = (0..w)
+        let mut sums: Vec<u64> = (0..w)
             .map(|j| {
                 let mut c = t[j];
                 if j < limbs {
-                    c += digit * b.get(j).copied().unwrap_or(0) + q * self.n[j];
+                    c += q * self.n[j];
+                    if self.multiplicand == Multiplicand::Limbs {
+                        c += digit * b.get(j).copied().unwrap_or(0);
+                    }
                 }
                 if j == limbs {
                     c += high;
@@ -172,6 +185,9 @@ impl ClassicPass {
                 c
             })
             .collect();
+        if self.multiplicand == Multiplicand::Windows {
+            wide::add_row(&mut sums, 0, digit, &wide::windows(b, wide::window_count(limbs)));
+        }
         debug_assert_eq!(sums[0] & LIMB_MASK, 0, "the quotient clears the low limb");
         debug_assert!(sums[w - 1] >> (2 * LIMB_BITS) == 0, "T overflows");
         let next = (0..w)
@@ -225,11 +241,14 @@ mod tests {
     #[test]
     fn the_three_passes_compute_the_classic_models_values() {
         let mut rng = StdRng::seed_from_u64(11);
-        for (bits, k) in [(64usize, 1usize), (64, 4), (300, 3), (520, 8), (2048, 4)] {
+        for ((bits, k), multiplicand) in [(64usize, 1usize), (64, 4), (300, 3), (520, 8), (2048, 4)]
+            .into_iter()
+            .flat_map(|size| [(size, Multiplicand::Limbs), (size, Multiplicand::Windows)])
+        {
             let shape = FoldShape::new(bits, k).unwrap();
             let l = shape.operand_limbs;
             let n = random_odd(bits as u64, &mut rng);
-            let pass = ClassicPass::new(&shape, &n).unwrap();
+            let pass = ClassicPass::new(&shape, &n).unwrap().with_multiplicand(multiplicand);
             let ctx = MontgomeryContext::with_digits(&n, LIMB_BITS, shape.classic_digits()).unwrap();
             // A multiplication, A up to the folding multiplier's bound X = 2^(17k+3)·N.
             let x_bound = &n << (17 * k + 3);
@@ -237,24 +256,27 @@ mod tests {
             let b = rng.gen_biguint_below(&n);
             let got = pass.run(ClassicOp::Multiply, &redundant(&shape, &a, &mut rng), &exact_limbs(&shape, &b));
             let r_inv_ab = ctx.redc_wide(&(&a * &b));
-            assert_eq!(got.value(), r_inv_ab, "{bits} bits, k = {k}: A·B·R^(−1)");
+            assert_eq!(got.value(), r_inv_ab, "{bits} bits, k = {k}, {multiplicand:?}: A·B·R^(−1)");
             assert!(got.value() < &n << 1u32);
             // A wide REDC of C < 2^(17L)·N, split at limb L.
             let c = rng.gen_biguint_below(&(&n << (17 * l)));
             let (c_hi, c_lo) = (&c >> (17 * l), &c % (BigUint::one() << (17 * l)));
             let got = pass.run(ClassicOp::WideRedc, &exact_limbs(&shape, &c_hi), &exact_limbs(&shape, &c_lo));
-            assert_eq!(got.value(), ctx.redc_wide(&c), "{bits} bits, k = {k}: REDC");
+            assert_eq!(got.value(), ctx.redc_wide(&c), "{bits} bits, k = {k}, {multiplicand:?}: REDC");
         }
     }
 
     #[test]
     fn the_decremented_pass_divides_exactly() {
         let mut rng = StdRng::seed_from_u64(12);
-        for (bits, k) in [(32u64, 1usize), (32, 4), (256, 2), (1024, 4)] {
+        for ((bits, k), multiplicand) in [(32u64, 1usize), (32, 4), (256, 2), (1024, 4)]
+            .into_iter()
+            .flat_map(|size| [(size, Multiplicand::Limbs), (size, Multiplicand::Windows)])
+        {
             let p = random_prime(bits, &mut rng);
             let shape = FoldShape::new(2 * bits as usize, k).unwrap();
             let divider = ExactDivider::new(&p, LIMB_BITS, shape.modulus_limbs).unwrap();
-            let pass = ClassicPass::new(&shape, divider.ctx().modulus()).unwrap();
+            let pass = ClassicPass::new(&shape, divider.ctx().modulus()).unwrap().with_multiplicand(multiplicand);
             assert_eq!(pass.n_prime() as u128, divider.ctx().n_prime());
             // x ≡ 1 mod p, at most p² as the way out of the domain leaves it.
             let l = rng.gen_biguint_below(&p);
@@ -264,7 +286,7 @@ mod tests {
                 &redundant(&shape, &x, &mut rng),
                 &exact_limbs(&shape, &BigUint::one()),
             );
-            assert_eq!(got.value(), l, "{bits}-bit p, k = {k}");
+            assert_eq!(got.value(), l, "{bits}-bit p, k = {k}, {multiplicand:?}");
             assert_eq!(got.value(), divider.l(&x));
         }
     }
@@ -274,18 +296,23 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(13);
         let shape = FoldShape::new(200, 3).unwrap();
         let n = random_odd(200, &mut rng);
-        let pass = ClassicPass::new(&shape, &n).unwrap();
-        let a = redundant(&shape, &rng.gen_biguint_below(&(&n << 54)), &mut rng);
-        let b = exact_limbs(&shape, &rng.gen_biguint_below(&n));
-        let trace = pass.trace(ClassicOp::Multiply, &a, &b);
-        assert_eq!(trace.steps.len(), shape.classic_digits());
-        let mut t = BigUint::zero();
-        for step in &trace.steps {
-            assert!(step.t.iter().all(|&l| l < (1 << 18) + 4), "limb ≥ 2^18 + 4");
-            let sum = &t + step.digit * limbs_value(&b) + step.q * &n;
-            assert!((&sum % (1u32 << 17)).is_zero());
-            t = sum >> 17;
-            assert_eq!(limbs_value(&step.t), t);
+        // The windows' high pieces reach 2^40, and T's limbs 2^18 + 2^7.
+        for (multiplicand, bound) in
+            [(Multiplicand::Limbs, (1 << 18) + 4), (Multiplicand::Windows, (1 << 18) + (1 << 7))]
+        {
+            let pass = ClassicPass::new(&shape, &n).unwrap().with_multiplicand(multiplicand);
+            let a = redundant(&shape, &rng.gen_biguint_below(&(&n << 54)), &mut rng);
+            let b = exact_limbs(&shape, &rng.gen_biguint_below(&n));
+            let trace = pass.trace(ClassicOp::Multiply, &a, &b);
+            assert_eq!(trace.steps.len(), shape.classic_digits());
+            let mut t = BigUint::zero();
+            for step in &trace.steps {
+                assert!(step.t.iter().all(|&l| l < bound), "{multiplicand:?}: limb ≥ {bound}");
+                let sum = &t + step.digit * limbs_value(&b) + step.q * &n;
+                assert!((&sum % (1u32 << 17)).is_zero());
+                t = sum >> 17;
+                assert_eq!(limbs_value(&step.t), t);
+            }
         }
     }
 

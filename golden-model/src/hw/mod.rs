@@ -16,6 +16,8 @@
 //!   pre-scaled modulus so that no quotient is computed;
 //! - [`fold_classic`]: the same multiplier's digit-serial mode with an exact quotient, for the
 //!   few operations that need one;
+//! - [`wide`]: 24×17 products, the multiplicand in 23-bit windows (a model the RTL does not
+//!   implement yet);
 //! - [`exponent`]: exponentiation schedules inside the domain (right-to-left with pipeline segments,
 //!   left-to-right fixed window) and their cost;
 //! - [`exact_div`]: L_p(x) = (x − 1)/p as one more Montgomery loop, modulo R − p;
@@ -30,6 +32,7 @@ pub mod exponent;
 pub mod fold;
 pub mod fold_classic;
 pub mod montgomery;
+pub mod wide;
 
 pub use ecrt::{
     postprocess_cost, EcrtHwKey, EcrtTrace, FoldEcrtKey, PostprocessCost, Postprocessing, PrimeConstants,
@@ -43,6 +46,7 @@ pub use exponent::{
 pub use fold::{limbs_value, FoldContext, FoldShape, FoldStep, FoldTrace, FoldValue, LIMB_BITS, MAX_LIMBS_PER_STEP};
 pub use fold_classic::{exact_limbs, ClassicOp, ClassicPass, ClassicStep, ClassicTrace};
 pub use montgomery::{MontMulTrace, MontStep, MontgomeryContext};
+pub use wide::Multiplicand;
 
 use num_bigint::BigUint;
 
