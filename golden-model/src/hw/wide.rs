@@ -142,7 +142,7 @@ mod tests {
             let mut sums = vec![0u64; row + limbs.len() + 3];
             add_row(&mut sums, row, digit, &w);
             let total = sums.iter().rev().fold(BigUint::default(), |acc, &s| (acc << LIMB_BITS) + s);
-            prop_assert_eq!(total, limbs_value(&limbs) * digit << (LIMB_BITS as usize * row));
+            prop_assert_eq!(total, (limbs_value(&limbs) * digit) << (LIMB_BITS as usize * row));
             for (i, &window) in w.iter().enumerate() {
                 let (low, high) = split(digit * window, landing(i).1);
                 prop_assert!(low < 1 << 17 && high < 1 << 40);
