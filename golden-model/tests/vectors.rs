@@ -35,14 +35,14 @@ fn check_vectors(bits: u32, hw_cases: usize) {
         key.hardware(64, Schedule::RightToLeft { segments: 4 }).unwrap(),
         key.hardware(68, Schedule::FixedWindow { window_bits: 4 }).unwrap(),
     ];
-    // The model of the high-radix core: k limbs per step, Orup's folding; B in 17-bit limbs, and
-    // in 23-bit windows (24×17 products).
+    // The model of the high-radix core: k limbs per step, Orup's folding; B in 23-bit windows
+    // (24×17 products, the accelerator's), and in the earlier 17-bit limbs.
     let fold_keys = [
         FoldEcrtKey::new(key.p(), key.q(), 4, Schedule::FixedWindow { window_bits: 5 }).unwrap(),
-        FoldEcrtKey::new(key.p(), key.q(), 7, Schedule::RightToLeft { segments: 3 }).unwrap(),
-        FoldEcrtKey::new(key.p(), key.q(), 3, Schedule::FixedWindow { window_bits: 6 })
+        FoldEcrtKey::new(key.p(), key.q(), 3, Schedule::FixedWindow { window_bits: 6 }).unwrap(),
+        FoldEcrtKey::new(key.p(), key.q(), 7, Schedule::RightToLeft { segments: 3 })
             .unwrap()
-            .with_multiplicand(Multiplicand::Windows),
+            .with_multiplicand(Multiplicand::Limbs),
     ];
     for (i, case) in cases.iter().enumerate() {
         let c: BigUint = case["ciphertext"]["v"].as_str().unwrap().parse().unwrap();

@@ -4,24 +4,26 @@
 //!
 //! A step is T ← T_high + T_low·M̂ + A_i·B. Two independent multiplications ("slots" 0 and 1) are
 //! interleaved, each step taking two cycles, so every DSP48E1 works every cycle:
-//! - prefetch (the cycle before stage 1): the k·L products a_l·b_i of the slot's next step, one
-//!   DSP each, registered (they do not depend on T); and the slot's M̂ (or N), registered for
-//!   stage 1's DSP ports;
-//! - stage 1: the loop DSPs P_(l,i) = a_l·b_i + t_l·m̂_i (the a·b product as the addend), one per
-//!   product, registered: T's low limbs go straight to the DSPs' 25-bit ports, with no quotient,
-//!   no adder and no multiplexer in front of them other than the slot's; and stage 2's addends
-//!   t_(j+k), selected from the slot's T into a register;
-//! - stage 2: [`FoldSum`] adds t_(j+k) and the products landing in column j and redistributes the
-//!   column sums over three limbs; the result is the slot's new T.
+//! - prefetch (the cycle before stage 1): the 24×17 products a_l·b′_w of the slot's next step, B
+//!   in W = ⌈17·L/23⌉ windows of 23 bits ([`crate::b_windows`], formed when B is loaded), one DSP
+//!   each, registered (they do not depend on T); and the slot's M̂ (or N), registered for stage 1's
+//!   DSP ports;
+//! - stage 1: the loop DSPs P_(l,i) = t_l·m̂_i + (the high piece of row l's a·b product landing
+//!   below position i, [`crate::window_pieces`]), registered, and the products' low pieces
+//!   registered beside them: T's low limbs go straight to the DSPs' 25-bit ports, with no
+//!   quotient, no adder and no multiplexer in front of them other than the slot's; and stage 2's
+//!   addends t_(j+k), selected from the slot's T into a register;
+//! - stage 2: [`FoldSum`] adds t_(j+k), the loop products and the low pieces landing in column j
+//!   and redistributes the column sums over three limbs; the result is the slot's new T.
 //!
 //! The prefetch of a slot's next step runs in its stage 2, so a step starts every other cycle. A
 //! multiplication of m steps takes 2·m + 2 cycles from `start` to `done`, whatever the operands,
 //! and its slot can start again in the cycle its result appears. Each slot keeps its own T.
 //!
 //! The classic mode (`classic` with `start`; model: `ecrt_golden::hw::ClassicPass`) is a
-//! digit-serial pass with an exact quotient on the first row: P_(0,j) = d·b_j + q·n_j, the other
-//! rows 0, and T moves down a limb a step (held a limb up, see [`FoldSum`]: t_j is register
-//! j + 1). The quotient q = t_0·N′ + d·(b_0·N′) mod 2^17 is one
+//! digit-serial pass with an exact quotient on the first row: the row's pieces of d·B plus q·n_j,
+//! the other rows 0, and T moves down a limb a step (held a limb up, see [`FoldSum`]: t_j is register
+//! j + 1). The quotient q = t_0·N′ + d·(b_0·N′) mod 2^17 (b_0: B's low 17 bits) is one
 //! DSP multiply-add of its own, fed by registers: in the slot's turn before each step's stage 1
 //! (its prefetch, the turn before, forms d·(b_0·N′)), so a classic step takes two turns, four
 //! cycles, and a pass of s steps 4·s + 2 cycles. The wide REDC's digits of C_hi join stage 2 at
@@ -32,8 +34,9 @@ use crate::fold_normalize::FoldNormalize;
 use crate::fold_operands::FoldOperands;
 use crate::fold_sum::FoldSum;
 use crate::many;
-use crate::mul_add::{LoopMulAddReg, MulAddReg, P_BITS, T_BITS, X_BITS, Y_BITS};
-use ecrt_golden::hw::{ClassicOp, FoldShape};
+use crate::mul_add::{LoopMulAddReg, MulAddReg, WindowMulReg, P_BITS, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
+use crate::window_pieces::{positions, WindowPieces, LOW_BITS};
+use ecrt_golden::hw::{wide, ClassicOp, FoldShape};
 use rust_hdl::prelude::*;
 
 /// The folding multiplier of a [`FoldShape`].
@@ -85,9 +88,13 @@ pub struct FoldMul {
     ph: DFF<bool>,
     operands0: FoldOperands,
     operands1: FoldOperands,
-    // Product (l, i) at index l·L + i, L = operand limbs; it lands in column i + l.
-    ab: Vec<MulAddReg>,
+    // a·b product (l, w) at index l·W + w (W windows of B), cut into pieces; loop product (l, i)
+    // at index l·P + i (P positions), landing in column l + i; the low pieces on their way to
+    // stage 2.
+    ab: Vec<WindowMulReg>,
+    pieces: WindowPieces,
     products: Vec<LoopMulAddReg>,
+    lows: Vec<DFF<Bits<LOW_BITS>>>,
     t0: Vec<DFF<Bits<T_BITS>>>,
     t1: Vec<DFF<Bits<T_BITS>>>,
     // Stage 2's addend per column, selected in stage 1 from the slot's T.
@@ -120,7 +127,7 @@ pub struct FoldMul {
     q0: DFF<Bits<Y_BITS>>,
     q1: DFF<Bits<Y_BITS>>,
     // The prefetched slot's multiplicand and digits; the stage-1 slot's T's low limbs.
-    b_sel: Vec<Signal<Local, Bits<X_BITS>>>,
+    b_sel: Vec<Signal<Local, Bits<WINDOW_BITS>>>,
     digit_sel: Vec<Signal<Local, Bits<Y_BITS>>>,
     t_low: Vec<Signal<Local, Bits<T_BITS>>>,
     // Slot ph runs a classic pass.
@@ -132,6 +139,8 @@ impl FoldMul {
     pub fn new(shape: &FoldShape) -> Self {
         let FoldShape { limbs_per_step: k, steps, operand_limbs, modulus_limbs, columns } = *shape;
         let classic_steps = shape.classic_steps(ClassicOp::Multiply);
+        let windows = wide::window_count(operand_limbs);
+        let positions = positions(windows, modulus_limbs);
         let decremented_steps = shape.classic_steps(ClassicOp::Decremented);
         FoldMul {
             clock: Default::default(),
@@ -158,12 +167,14 @@ impl FoldMul {
             ph: Default::default(),
             operands0: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
             operands1: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
-            ab: many(k * operand_limbs),
-            products: many(k * operand_limbs),
+            ab: many(k * windows),
+            pieces: WindowPieces::new(k, windows, positions),
+            products: many(k * positions),
+            lows: many(k * windows),
             t0: many(columns),
             t1: many(columns),
             base: many(columns),
-            sum: FoldSum::new(k, operand_limbs, columns),
+            sum: FoldSum::new(k, positions, windows, operand_limbs, columns),
             normalize: FoldNormalize::new(operand_limbs),
             pre_valid: Default::default(),
             pre_last: Default::default(),
@@ -183,7 +194,7 @@ impl FoldMul {
             take_quotient: Default::default(),
             q0: Default::default(),
             q1: Default::default(),
-            b_sel: many(operand_limbs),
+            b_sel: many(windows),
             digit_sel: many(k),
             t_low: many(k),
             classic_ph: Default::default(),
@@ -221,6 +232,9 @@ impl Logic for FoldMul {
         }
         for p in 0..self.ab.len() {
             self.ab[p].clock.next = self.clock.val();
+            self.lows[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.products.len() {
             self.products[p].clock.next = self.clock.val();
         }
         for i in 0..self.y_stage1.len() {
@@ -233,9 +247,10 @@ impl Logic for FoldMul {
         self.busy0.next = self.operands0.busy.val();
         self.busy1.next = self.operands1.busy.val();
 
+        // B's low 17 bits: the first window's, as b_0's.
         for j in 0..1 {
-            self.b0_n_prime0.x.next = self.operands0.b[j].val();
-            self.b0_n_prime1.x.next = self.operands1.b[j].val();
+            self.b0_n_prime0.x.next = self.operands0.b[j].val().get_bits::<X_BITS>(0);
+            self.b0_n_prime1.x.next = self.operands1.b[j].val().get_bits::<X_BITS>(0);
         }
         self.b0_n_prime0.y.next = self.n_prime0.val();
         self.b0_n_prime1.y.next = self.n_prime1.val();
@@ -271,7 +286,7 @@ impl Logic for FoldMul {
             self.pre_dbn.x.next = bit_cast::<X_BITS, Y_BITS>(self.b0_n_prime0.p.val().get_bits::<Y_BITS>(0));
             if self.operands0.first.val() {
                 for j in 0..1 {
-                    self.pre_dbn.x.next = self.operands0.b[j].val();
+                    self.pre_dbn.x.next = self.operands0.b[j].val().get_bits::<X_BITS>(0);
                 }
             }
             for i in 0..self.y_stage1.len() {
@@ -308,7 +323,7 @@ impl Logic for FoldMul {
             self.pre_dbn.x.next = bit_cast::<X_BITS, Y_BITS>(self.b0_n_prime1.p.val().get_bits::<Y_BITS>(0));
             if self.operands1.first.val() {
                 for j in 0..1 {
-                    self.pre_dbn.x.next = self.operands1.b[j].val();
+                    self.pre_dbn.x.next = self.operands1.b[j].val().get_bits::<X_BITS>(0);
                 }
             }
             for i in 0..self.y_stage1.len() {
@@ -381,19 +396,27 @@ impl Logic for FoldMul {
                 self.t_low[l].next = bit_cast::<T_BITS, Y_BITS>(self.q1.q.val());
             }
         }
-        // The row length and N's limbs as loop variables: rust-hdl indexes with loop variables only.
-        for row in (self.b_sel.len())..(self.b_sel.len() + 1) {
+        // The row lengths as loop variables: rust-hdl indexes with loop variables only.
+        for wn in (self.b_sel.len())..(self.b_sel.len() + 1) {
             for l in 0..self.digit_sel.len() {
-                for i in 0..self.b_sel.len() {
-                    self.ab[l * row + i].x.next = self.b_sel[i].val();
-                    self.ab[l * row + i].y.next = self.digit_sel[l].val();
-                    self.ab[l * row + i].c.next = 0.into();
-                    self.products[l * row + i].x.next = self.t_low[l].val();
-                    self.products[l * row + i].y.next = 0.into();
-                    self.products[l * row + i].c.next = self.ab[l * row + i].p.val();
+                for w in 0..self.b_sel.len() {
+                    self.ab[l * wn + w].x.next = self.b_sel[w].val();
+                    self.ab[l * wn + w].y.next = self.digit_sel[l].val();
+                    self.ab[l * wn + w].c.next = 0.into();
+                    self.pieces.products[l * wn + w].next = self.ab[l * wn + w].p.val();
+                    self.lows[l * wn + w].d.next = self.pieces.low[l * wn + w].val();
+                }
+            }
+        }
+        for pn in (self.products.len() / self.t_low.len())..(self.products.len() / self.t_low.len() + 1) {
+            for l in 0..self.digit_sel.len() {
+                for i in 0..(self.products.len() / self.t_low.len()) {
+                    self.products[l * pn + i].x.next = self.t_low[l].val();
+                    self.products[l * pn + i].y.next = 0.into();
+                    self.products[l * pn + i].c.next = self.pieces.high[l * pn + i].val();
                 }
                 for i in 0..self.y_stage1.len() {
-                    self.products[l * row + i].y.next = self.y_stage1[i].q.val();
+                    self.products[l * pn + i].y.next = self.y_stage1[i].q.val();
                 }
             }
         }
@@ -444,6 +467,9 @@ impl Logic for FoldMul {
         // Stage 2 (slot !ph): fold (or shift), add, redistribute; the new T is the slot's.
         for p in 0..self.products.len() {
             self.sum.products[p].next = self.products[p].p.val();
+        }
+        for p in 0..self.lows.len() {
+            self.sum.lows[p].next = self.lows[p].q.val();
         }
         self.sum.high.next = self.s1_high.q.val();
         for j in 0..self.sum.base.len() {

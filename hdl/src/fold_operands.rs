@@ -1,5 +1,6 @@
 //! One slot's operands inside the folding multiplier ([`crate::fold_mul`]): the multiplicand B,
-//! held for the whole multiplication, and the multiplier A, consumed k limbs per step. A's
+//! held for the whole multiplication in 23-bit windows ([`crate::b_windows`], for the 24×17 a·b
+//! products), and the multiplier A, consumed k limbs per step. A's
 //! redundant limbs (< 2^17 + 4) are resolved into exact digits as they are consumed: digit_l =
 //! lo17(a_l + carry_l), carry_(l+1) = 1 when a_l + carry_l ≥ 2^17; the carry out of the last is
 //! kept for the next step. The carries are looked ahead, not rippled through k adders: a limb
@@ -13,9 +14,10 @@
 //! products' (`quotient_turn` tells which is next); the digit is consumed in the second. A step
 //! count per mode: m folding, S classic, N's limbs for the decremented pass.
 
+use crate::b_windows::BWindows;
 use crate::config::STEP_BITS;
 use crate::many;
-use crate::mul_add::{X_BITS, Y_BITS};
+use crate::mul_add::{WINDOW_BITS, X_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 
 /// A slot's operand registers and k-digit sequencer.
@@ -41,8 +43,8 @@ pub struct FoldOperands {
     pub finish: Signal<In, bool>,
     /// The next k digits of A, exact, least significant first.
     pub digits: Vec<Signal<Out, Bits<Y_BITS>>>,
-    /// The multiplicand's limbs.
-    pub b: Vec<Signal<Out, Bits<X_BITS>>>,
+    /// The multiplicand's 23-bit windows (each < 2^24), for the 24×17 a·b products.
+    pub b: Vec<Signal<Out, Bits<WINDOW_BITS>>>,
     /// A multiplication is loaded and has steps left.
     pub pending: Signal<Out, bool>,
     /// `digits` are the multiplication's last step's.
@@ -63,7 +65,8 @@ pub struct FoldOperands {
     all_ones: Constant<Bits<Y_BITS>>,
     bias: Constant<Bits<20>>,
     a: Vec<DFF<Bits<X_BITS>>>,
-    b_regs: Vec<DFF<Bits<X_BITS>>>,
+    b_windows: BWindows,
+    b_regs: Vec<DFF<Bits<WINDOW_BITS>>>,
     carry: DFF<bool>,
     borrow: DFF<bool>,
     classic_r: DFF<bool>,
@@ -104,7 +107,7 @@ impl FoldOperands {
             advance: Default::default(),
             finish: Default::default(),
             digits: many(limbs_per_step),
-            b: many(limbs),
+            b: many(ecrt_golden::hw::wide::window_count(limbs)),
             pending: Default::default(),
             last: Default::default(),
             first: Default::default(),
@@ -118,7 +121,8 @@ impl FoldOperands {
             all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
             bias: Constant::new((1u64 << Y_BITS).into()),
             a: many(limbs),
-            b_regs: many(limbs),
+            b_windows: BWindows::new(limbs),
+            b_regs: many(ecrt_golden::hw::wide::window_count(limbs)),
             carry: Default::default(),
             borrow: Default::default(),
             classic_r: Default::default(),
@@ -152,10 +156,13 @@ impl Logic for FoldOperands {
         );
         for j in 0..self.a.len() {
             self.a[j].clock.next = self.clock.val();
-            self.b_regs[j].clock.next = self.clock.val();
             self.a[j].d.next = self.a[j].q.val();
-            self.b_regs[j].d.next = self.b_regs[j].q.val();
-            self.b[j].next = self.b_regs[j].q.val();
+            self.b_windows.limbs[j].next = self.b_in[j].val();
+        }
+        for i in 0..self.b_regs.len() {
+            self.b_regs[i].clock.next = self.clock.val();
+            self.b_regs[i].d.next = self.b_regs[i].q.val();
+            self.b[i].next = self.b_regs[i].q.val();
         }
         self.carries[0].next = self.carry.q.val();
         for l in 0..self.digits.len() {
@@ -220,7 +227,9 @@ impl Logic for FoldOperands {
         if self.load.val() {
             for j in 0..self.a.len() {
                 self.a[j].d.next = self.a_in[j].val();
-                self.b_regs[j].d.next = self.b_in[j].val();
+            }
+            for i in 0..self.b_regs.len() {
+                self.b_regs[i].d.next = self.b_windows.windows[i].val();
             }
             self.carry.d.next = false;
             self.borrow.d.next = self.classic_in.val() & self.decrement_in.val();

@@ -1,6 +1,7 @@
 //! The folding multiplier's second stage ([`crate::fold_mul`]): every column sum and its
-//! redistribution, combinational. Column j of the new T is c_j = t_(j+k) + Σ_l P_(l, j−l), where
-//! P_(l,i) = a_l·b_i + t_l·m̂_i is the registered output of loop DSP (l, i); then
+//! redistribution, combinational. Column j of the new T is c_j = t_(j+k) + Σ_l P_(l, j−l) + the
+//! low pieces landing in it, where P_(l,i) = t_l·m̂_i + (a high piece of row l's a·b products) is
+//! the registered output of loop DSP (l, i) ([`crate::window_pieces`]); then
 //! t′_j = lo17(c_j) + mid17(c_(j−1)) + hi(c_(j−2)) (`ecrt_golden::hw::FoldContext::step`).
 //!
 //! In the classic mode (`ecrt_golden::hw::ClassicPass::step`) only the first row's products are
@@ -17,42 +18,50 @@
 
 use crate::many;
 use crate::mul_add::{LOOP_BITS, T_BITS, Y_BITS};
+use crate::window_pieces::LOW_BITS;
+use ecrt_golden::hw::wide;
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
-/// Bits of a column sum: < 3k·2^35 + 2^19 < 2^41 for k ≤ 16.
-pub const SUM_BITS: usize = 42;
+/// Bits of a column sum: < k·(2^36 + 2^40 + 2^17) + 2^19 < 2^45 for k ≤ 16.
+pub const SUM_BITS: usize = 46;
 
 const LIMB_MASK: u64 = (1 << 17) - 1;
 
-/// Column sums and redistribution for k limbs per step over `columns` columns, with
-/// `row` products per limb of the step.
+/// Column sums and redistribution for k limbs per step over `columns` columns, with P loop
+/// positions and W low pieces per limb of the step.
 #[derive(LogicBlock)]
 pub struct FoldSum {
     /// The limbs of T added as they are, one per column: folding, t_k, t_(k+1), … (its k lowest
     /// limbs are multiplied by M̂ instead, in the products); classic, T's registers 1, 2, ….
     pub base: Vec<Signal<In, Bits<T_BITS>>>,
-    /// Product (l, i), at index l·row + i: it lands in column i + l.
+    /// Loop product (l, i), at index l·P + i: it lands in column l + i.
     pub products: Vec<Signal<In, Bits<LOOP_BITS>>>,
+    /// The low piece of a·b product (l, w), at index l·W + w: it lands in column l + c_w.
+    pub lows: Vec<Signal<In, Bits<LOW_BITS>>>,
     /// A wide REDC's digit for column L (0 otherwise).
     pub high: Signal<In, Bits<Y_BITS>>,
     /// The limbs of the new T.
     pub t_next: Vec<Signal<Out, Bits<T_BITS>>>,
-    /// k (a constant of the shape, kept where the Verilog writer can read it).
+    /// k and L (constants of the shape, kept where the Verilog writer can read them).
     limbs_per_step: Constant<Bits<8>>,
+    redc_column: Constant<Bits<16>>,
 }
 
 impl FoldSum {
-    /// The network for `limbs_per_step` (k) rows of `row` products over `columns` columns.
-    pub fn new(limbs_per_step: usize, row: usize, columns: usize) -> Self {
-        assert!(row + limbs_per_step <= columns + 1, "every product lands in a column");
-        assert!(row < columns, "column L exists");
+    /// The network for `limbs_per_step` (k) rows of `positions` loop products and `windows` low
+    /// pieces over `columns` columns, a wide REDC's digit joining column `redc_column` (L).
+    pub fn new(limbs_per_step: usize, positions: usize, windows: usize, redc_column: usize, columns: usize) -> Self {
+        assert!(positions + limbs_per_step <= columns + 1, "every product lands in a column");
+        assert!(redc_column < columns, "column L exists");
         FoldSum {
             base: many(columns),
-            products: many(limbs_per_step * row),
+            products: many(limbs_per_step * positions),
+            lows: many(limbs_per_step * windows),
             high: Default::default(),
             t_next: many(columns),
             limbs_per_step: Constant::new((limbs_per_step as u64).into()),
+            redc_column: Constant::new((redc_column as u64).into()),
         }
     }
 
@@ -60,29 +69,33 @@ impl FoldSum {
         self.limbs_per_step.val().to_u64() as usize
     }
 
-    fn row(&self) -> usize {
-        self.products.len() / self.limbs_per_step()
+    fn redc_column(&self) -> usize {
+        self.redc_column.val().to_u64() as usize
     }
 
     fn columns(&self) -> usize {
         self.t_next.len()
     }
 
-    /// (product index, column) for every product.
-    fn landing(&self) -> impl Iterator<Item = (usize, usize)> {
-        let row = self.row();
-        (0..self.products.len()).map(move |p| (p, p % row + p / row))
+    /// (is a low piece, index, column) for every loop product and low piece that lands in a
+    /// column (a low piece above the last is 0: the golden model asserts it).
+    fn landing(&self) -> impl Iterator<Item = (bool, usize, usize)> + '_ {
+        let k = self.limbs_per_step();
+        let (positions, windows) = (self.products.len() / k, self.lows.len() / k);
+        let products = (0..self.products.len()).map(move |p| (false, p, p % positions + p / positions));
+        let lows = (0..self.lows.len()).map(move |p| (true, p, wide::landing(p % windows).0 + p / windows));
+        products.chain(lows).filter(|&(_, _, column)| column < self.columns())
     }
 }
 
 impl Logic for FoldSum {
     fn update(&mut self) {
-        let (w, row) = (self.columns(), self.row());
+        let w = self.columns();
         let mut sums: Vec<u64> = self.base.iter().map(|b| b.val().to_u64()).collect();
-        for (p, column) in self.landing() {
-            sums[column] += self.products[p].val().to_u64();
+        for (low, p, column) in self.landing() {
+            sums[column] += if low { self.lows[p].val().to_u64() } else { self.products[p].val().to_u64() };
         }
-        sums[row] += self.high.val().to_u64();
+        sums[self.redc_column()] += self.high.val().to_u64();
         for j in 0..w {
             let mut limb = sums[j] & LIMB_MASK;
             if j >= 1 {
@@ -100,12 +113,12 @@ impl Logic for FoldSum {
         }
     }
     fn hdl(&self) -> Verilog {
-        let (w, row) = (self.columns(), self.row());
+        let w = self.columns();
         let mut terms: Vec<Vec<String>> = (0..w).map(|j| vec![format!("base${j}")]).collect();
-        for (p, column) in self.landing() {
-            terms[column].push(format!("products${p}"));
+        for (low, p, column) in self.landing() {
+            terms[column].push(format!("{}${p}", if low { "lows" } else { "products" }));
         }
-        terms[row].push("high".into());
+        terms[self.redc_column()].push("high".into());
         let mut v = String::new();
         for j in 0..w {
             writeln!(v, "reg [{}:0] sum_{j};", SUM_BITS - 1).unwrap();
@@ -156,7 +169,7 @@ mod tests {
 
     #[test]
     fn fold_sum_is_synthesizable() {
-        let mut uut = FoldSum::new(3, 4, 8);
+        let mut uut = FoldSum::new(3, 4, 3, 4, 8);
         uut.connect_all();
         yosys_validate("ecrt_fold_sum", &generate_verilog(&uut)).unwrap();
     }

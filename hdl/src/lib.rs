@@ -6,6 +6,7 @@
 pub use ecrt_contract::{config, host, interface, limbs};
 
 pub mod accelerator;
+pub mod b_windows;
 pub mod board;
 pub mod correction;
 pub mod decrypt_core;
@@ -22,6 +23,7 @@ pub mod stream_in;
 pub mod stream_out;
 #[doc(hidden)]
 pub mod testing;
+pub mod window_pieces;
 
 testing::clocked!(
     mul_add::MulAddReg,

@@ -1,4 +1,4 @@
-//! The DSP48E1 leaves: `p = c + x·y` with an unsigned `x` of 18 or 19 bits (the 25-bit port) and
+//! The DSP48E1 leaves: `p = c + x·y` with an unsigned `x` of up to 24 bits (the 25-bit port) and
 //! an unsigned 17-bit `y` (the 18-bit port), registered or combinational. rust-hdl's own `*` stops at 16 bits,
 //! so each leaf is a small custom Verilog module with a Rust model of the same arithmetic.
 
@@ -20,16 +20,22 @@ fn model<const C: usize, const X: usize, const Y: usize, const P: usize>(
     Bits::<P>::from(p & ((1u64 << P) - 1))
 }
 
-/// Width of the folding multiplier's loop factor: a redundant limb of T (< 2^18 + 2^7).
+/// Width of the folding multiplier's loop factor: a redundant limb of T (< 2^18 + 2^11).
 pub const T_BITS: usize = 19;
-/// Width of the folding multiplier's loop product plus its addend (< 2^36 + 2^35).
-pub const LOOP_BITS: usize = 37;
+/// Width of a window of the multiplicand B (< 2^24, `ecrt_golden::hw::wide`).
+pub const WINDOW_BITS: usize = 24;
+/// Width of an a·b product, a digit times a window (< 2^41).
+pub const AB_BITS: usize = 41;
+/// Width of an a·b product's high piece, the loop leaf's addend (< 2^40).
+pub const HIGH_BITS: usize = 40;
+/// Width of the folding multiplier's loop product plus its addend (< 2^36 + 2^40).
+pub const LOOP_BITS: usize = 41;
 
-/// `p <= c + x·y` on the rising clock edge, with an unsigned `x` of `XB` bits on the 25-bit port
-/// and a `PB`-bit result: a DSP48E1 with its P register (Yosys and Vivado fold the adder and the
-/// register into the DSP).
+/// `p <= c + x·y` on the rising clock edge, with an unsigned `x` of `XB` bits on the 25-bit port,
+/// a `CB`-bit addend and a `PB`-bit result: a DSP48E1 with its P register (Yosys and Vivado fold
+/// the adder and the register into the DSP).
 #[derive(LogicBlock, Default)]
-pub struct RegisteredMulAdd<const XB: usize, const PB: usize> {
+pub struct RegisteredMulAdd<const XB: usize, const CB: usize, const PB: usize> {
     /// The clock.
     pub clock: Signal<In, Clock>,
     /// The wide factor (unsigned).
@@ -37,19 +43,22 @@ pub struct RegisteredMulAdd<const XB: usize, const PB: usize> {
     /// The narrow factor (17 bits, unsigned).
     pub y: Signal<In, Bits<Y_BITS>>,
     /// The addend.
-    pub c: Signal<In, Bits<P_BITS>>,
+    pub c: Signal<In, Bits<CB>>,
     /// c + x·y, registered.
     pub p: Signal<Out, Bits<PB>>,
 }
 
 /// The digit-serial leaf: an 18-bit redundant limb times a 17-bit digit, plus a 36-bit addend.
-pub type MulAddReg = RegisteredMulAdd<X_BITS, P_BITS>;
+pub type MulAddReg = RegisteredMulAdd<X_BITS, P_BITS, P_BITS>;
 
-/// The folding multiplier's loop leaf: a 19-bit limb of T times a limb of M̂, plus the registered
-/// a·b product of the cycle before.
-pub type LoopMulAddReg = RegisteredMulAdd<T_BITS, LOOP_BITS>;
+/// The folding multiplier's a·b leaf: a 24-bit window of B times a 17-bit digit of A.
+pub type WindowMulReg = RegisteredMulAdd<WINDOW_BITS, P_BITS, AB_BITS>;
 
-impl<const XB: usize, const PB: usize> Logic for RegisteredMulAdd<XB, PB> {
+/// The folding multiplier's loop leaf: a 19-bit limb of T times a limb of M̂, plus the high
+/// piece of an a·b product registered the cycle before.
+pub type LoopMulAddReg = RegisteredMulAdd<T_BITS, HIGH_BITS, LOOP_BITS>;
+
+impl<const XB: usize, const CB: usize, const PB: usize> Logic for RegisteredMulAdd<XB, CB, PB> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
             self.p.next = model(self.c.val(), self.x.val(), self.y.val());
@@ -119,8 +128,15 @@ mod tests {
     }
 
     #[test]
+    fn window_mul_reg_is_synthesizable() {
+        let mut uut = WindowMulReg::default();
+        uut.connect_all();
+        yosys_validate("ecrt_window_mul_reg", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
     fn loop_leaf_takes_the_widest_limb_and_addend() {
-        let (x, y, c) = ((1u64 << 19) - 1, (1u64 << 17) - 1, (1u64 << 35) - 1);
+        let (x, y, c) = ((1u64 << 19) - 1, (1u64 << 17) - 1, (1u64 << 40) - 1);
         let outputs = simulate(LoopMulAddReg::default(), 2, move |uut, _| {
             uut.x.next = x.into();
             uut.y.next = y.into();

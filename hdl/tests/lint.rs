@@ -13,6 +13,7 @@ const JUSTIFIED: &[(&str, &str)] = &[
     ("UNUSEDPARAM", "CoreState$"),
     ("UNUSEDPARAM", "CorrectionState$"),
     ("UNUSEDPARAM", "limbs_per_step"),
+    ("UNUSEDPARAM", "redc_column"),
     ("UNUSEDSIGNAL", "pre_dbn$p"),
     ("UNUSEDSIGNAL", "quotient$p"),
     ("UNUSEDSIGNAL", "bN_n_primeN$p"),

@@ -120,9 +120,9 @@ fn random_4096() {
     check_pair(&mut sim, [(&n, &e, &x), (&n, &e, &x)], false);
 }
 
-/// Yosys maps every multiplier leaf, and nothing else, to a DSP48E1: k per operand limb (a·b), k
-/// per limb of M̂ (the loop products; the others multiply by 0 and go), and 4 for the classic
-/// quotient digit.
+/// Yosys maps every multiplier leaf, and nothing else, to a DSP48E1: k per window of B (the 24×17
+/// a·b products), k per limb of M̂ (the loop products; the others multiply by 0 and go), and 4 for
+/// the classic quotient digit.
 #[test]
 fn every_dsp_is_a_multiplier_leaf() {
     let config = AcceleratorConfig { key_bits: 512, window_bits: 4, digits_per_step: 2, ..Default::default() };
@@ -132,8 +132,10 @@ fn every_dsp_is_a_multiplier_leaf() {
         let shape = config.fold_shape();
         (shape.limbs_per_step, shape.operand_limbs, shape.modulus_limbs)
     };
-    // k·L a·b products; the loop's t·m̂ products, none where M̂ (and every classic modulus) has no
-    // limbs; each slot's b_0·N', d·(b_0·N') and the classic quotient.
-    assert_eq!(resources.dsp48e1 as usize, k * (l + modulus_limbs) + 4);
+    // k·⌈17L/23⌉ a·b products; the loop's t·m̂ products, none where M̂ (and every classic modulus)
+    // has no limbs; each slot's b_0·N', d·(b_0·N') and the classic quotient.
+    let windows = ecrt_golden::hw::wide::window_count(l);
+    assert!(windows < l);
+    assert_eq!(resources.dsp48e1 as usize, k * (windows + modulus_limbs) + 4);
     assert_eq!(resources.bram36, 0.0, "the window tables fit in LUT RAM");
 }

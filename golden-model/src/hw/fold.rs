@@ -36,8 +36,9 @@
 //! which fit the DSP48E1's 25-bit port as the next multiplicand; the next multiplier's digits are
 //! the exact 17-bit digits of its value. Every product is 17×18 bits or 19×17 bits: one DSP48E1.
 //!
-//! With B in 23-bit windows ([`Multiplicand::Windows`], [`super::wide`]) the a·b products are
-//! 17×24 bits, ⌈17·L/23⌉ a row, added as grid-aligned pieces; T's limbs then stay < 2^18 + 2^11,
+//! That is B in limbs ([`Multiplicand::Limbs`]). The accelerator holds B in 23-bit windows
+//! ([`Multiplicand::Windows`], the default, [`super::wide`]): the a·b products are 17×24 bits,
+//! ⌈17·L/23⌉ a row, added as grid-aligned pieces; T's limbs then stay < 2^18 + 2^11,
 //! T_low < 2.02·2^r, and the bounds above hold with the same m.
 
 use num_bigint::BigUint;
@@ -202,11 +203,11 @@ impl FoldContext {
         debug_assert!((&scaled % &two_r).is_zero());
         let m_hat_value = scaled >> r;
         let m_hat = to_digits(&m_hat_value, LIMB_BITS, shape.modulus_limbs).into_iter().map(|d| d as u64).collect();
-        Ok(Self { modulus: modulus.clone(), shape, m_hat, bound, classic, multiplicand: Multiplicand::Limbs })
+        Ok(Self { modulus: modulus.clone(), shape, m_hat, bound, classic, multiplicand: Multiplicand::default() })
     }
 
-    /// The same multiplier with B held as `multiplicand` for its a·b products (17-bit limbs by
-    /// default; [`Multiplicand::Windows`] for 24×17 products, [`super::wide`]).
+    /// The same multiplier with B held as `multiplicand` for its a·b products (by default
+    /// [`Multiplicand::Windows`], 24×17 products, [`super::wide`], as the accelerator does).
     pub fn with_multiplicand(mut self, multiplicand: Multiplicand) -> Self {
         self.multiplicand = multiplicand;
         self

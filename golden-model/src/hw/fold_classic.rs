@@ -112,7 +112,7 @@ impl ClassicPass {
         }
         let n_prime = inv.wrapping_neg() & LIMB_MASK;
         debug_assert_eq!((n[0] * n_prime) & LIMB_MASK, LIMB_MASK);
-        Ok(Self { shape: *shape, modulus: modulus.clone(), n, n_prime, multiplicand: Multiplicand::Limbs })
+        Ok(Self { shape: *shape, modulus: modulus.clone(), n, n_prime, multiplicand: Multiplicand::default() })
     }
 
     /// The same passes with B held as `multiplicand` for the first row's d·B products (as the

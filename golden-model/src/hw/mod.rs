@@ -16,8 +16,8 @@
 //!   pre-scaled modulus so that no quotient is computed;
 //! - [`fold_classic`]: the same multiplier's digit-serial mode with an exact quotient, for the
 //!   few operations that need one;
-//! - [`wide`]: 24×17 products, the multiplicand in 23-bit windows (a model the RTL does not
-//!   implement yet);
+//! - [`wide`]: 24×17 products, the multiplicand in 23-bit windows (the accelerator's layout; the
+//!   earlier 17-bit limbs stay as [`Multiplicand::Limbs`]);
 //! - [`exponent`]: exponentiation schedules inside the domain (right-to-left with pipeline segments,
 //!   left-to-right fixed window) and their cost;
 //! - [`exact_div`]: L_p(x) = (x − 1)/p as one more Montgomery loop, modulo R − p;

@@ -33,10 +33,11 @@ const LIMB_BITS: u32 = super::fold::LIMB_BITS;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Multiplicand {
     /// B in its 17-bit limbs: 17×18-bit products, one per limb, each added whole into its
-    /// column (in the loop DSP's C port).
-    #[default]
+    /// column (in the loop DSP's C port). The accelerator's earlier layout.
     Limbs,
-    /// B in 23-bit windows: 17×24-bit products, each added as two grid-aligned pieces.
+    /// B in 23-bit windows: 17×24-bit products, each added as two grid-aligned pieces. The
+    /// accelerator's layout.
+    #[default]
     Windows,
 }
 
