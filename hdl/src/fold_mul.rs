@@ -8,13 +8,13 @@
 //!   in W = ⌈17·L/23⌉ windows of 23 bits ([`crate::b_windows`], formed when B is loaded), one DSP
 //!   each, registered (they do not depend on T); and the slot's M̂ (or N), registered for stage 1's
 //!   DSP ports;
-//! - stage 1: the loop DSPs P_(l,i) = t_l·m̂_i + (the high piece of row l's a·b product landing
-//!   below position i, [`crate::window_pieces`]), registered, and the products' low pieces
-//!   registered beside them: T's low limbs go straight to the DSPs' 25-bit ports, with no
-//!   quotient, no adder and no multiplexer in front of them other than the slot's; and stage 2's
-//!   addends t_(j+k), selected from the slot's T into a register;
-//! - stage 2: [`FoldSum`] adds t_(j+k), the loop products and the low pieces landing in column j
-//!   and redistributes the column sums over three limbs; the result is the slot's new T.
+//! - stage 1: the loop DSPs P_(l,i) = t_l·m̂_i + (the middle piece of row l's a·b product landing
+//!   below position i, [`crate::window_pieces`]), registered: T's low limbs go straight to the
+//!   DSPs' 25-bit ports, with no quotient, no adder and no multiplexer in front of them other
+//!   than the slot's; and stage 2's addends t_(j+k), selected from the slot's T, plus the a·b
+//!   products' low and top pieces ([`crate::fold_base`]), into a register;
+//! - stage 2: [`FoldSum`] adds the addend and the loop products landing in column j and
+//!   redistributes the column sums over three limbs; the result is the slot's new T.
 //!
 //! The prefetch of a slot's next step runs in its stage 2, so a step starts every other cycle. A
 //! multiplication of m steps takes 2·m + 2 cycles from `start` to `done`, whatever the operands,
@@ -30,12 +30,13 @@
 //! column L; a decremented pass takes A − 1 over N's limbs. Classic moduli have at most N's limbs,
 //! so the loop DSPs above them multiply by 0 in either mode and are not built.
 
+use crate::fold_base::{FoldBase, BASE_BITS};
 use crate::fold_normalize::FoldNormalize;
 use crate::fold_operands::FoldOperands;
 use crate::fold_sum::FoldSum;
 use crate::many;
 use crate::mul_add::{LoopMulAddReg, MulAddReg, WindowMulReg, P_BITS, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
-use crate::window_pieces::{positions, WindowPieces, LOW_BITS};
+use crate::window_pieces::{positions, WindowPieces};
 use ecrt_golden::hw::{wide, ClassicOp, FoldShape};
 use rust_hdl::prelude::*;
 
@@ -89,16 +90,17 @@ pub struct FoldMul {
     operands0: FoldOperands,
     operands1: FoldOperands,
     // a·b product (l, w) at index l·W + w (W windows of B), cut into pieces; loop product (l, i)
-    // at index l·P + i (P positions), landing in column l + i; the low pieces on their way to
-    // stage 2.
+    // at index l·P + i (P positions), landing in column l + i.
     ab: Vec<WindowMulReg>,
     pieces: WindowPieces,
     products: Vec<LoopMulAddReg>,
-    lows: Vec<DFF<Bits<LOW_BITS>>>,
     t0: Vec<DFF<Bits<T_BITS>>>,
     t1: Vec<DFF<Bits<T_BITS>>>,
-    // Stage 2's addend per column, selected in stage 1 from the slot's T.
-    base: Vec<DFF<Bits<T_BITS>>>,
+    // Stage 2's addend per column, formed in stage 1: the slot's T limb (base_t) plus the low
+    // pieces landing in the column.
+    base_t: Vec<Signal<Local, Bits<T_BITS>>>,
+    base_sum: FoldBase,
+    base: Vec<DFF<Bits<BASE_BITS>>>,
     sum: FoldSum,
     normalize: FoldNormalize,
     pre_valid: DFF<bool>,
@@ -170,11 +172,12 @@ impl FoldMul {
             ab: many(k * windows),
             pieces: WindowPieces::new(k, windows, positions),
             products: many(k * positions),
-            lows: many(k * windows),
             t0: many(columns),
             t1: many(columns),
+            base_t: many(columns),
+            base_sum: FoldBase::new(k, windows, columns),
             base: many(columns),
-            sum: FoldSum::new(k, positions, windows, operand_limbs, columns),
+            sum: FoldSum::new(k, positions, operand_limbs, columns),
             normalize: FoldNormalize::new(operand_limbs),
             pre_valid: Default::default(),
             pre_last: Default::default(),
@@ -232,7 +235,6 @@ impl Logic for FoldMul {
         }
         for p in 0..self.ab.len() {
             self.ab[p].clock.next = self.clock.val();
-            self.lows[p].clock.next = self.clock.val();
         }
         for p in 0..self.products.len() {
             self.products[p].clock.next = self.clock.val();
@@ -404,7 +406,8 @@ impl Logic for FoldMul {
                     self.ab[l * wn + w].y.next = self.digit_sel[l].val();
                     self.ab[l * wn + w].c.next = 0.into();
                     self.pieces.products[l * wn + w].next = self.ab[l * wn + w].p.val();
-                    self.lows[l * wn + w].d.next = self.pieces.low[l * wn + w].val();
+                    self.base_sum.lows[l * wn + w].next = self.pieces.low[l * wn + w].val();
+                    self.base_sum.tops[l * wn + w].next = self.pieces.top[l * wn + w].val();
                 }
             }
         }
@@ -413,7 +416,7 @@ impl Logic for FoldMul {
                 for i in 0..(self.products.len() / self.t_low.len()) {
                     self.products[l * pn + i].x.next = self.t_low[l].val();
                     self.products[l * pn + i].y.next = 0.into();
-                    self.products[l * pn + i].c.next = self.pieces.high[l * pn + i].val();
+                    self.products[l * pn + i].c.next = self.pieces.mid[l * pn + i].val();
                 }
                 for i in 0..self.y_stage1.len() {
                     self.products[l * pn + i].y.next = self.y_stage1[i].q.val();
@@ -423,28 +426,32 @@ impl Logic for FoldMul {
         self.s1_high.d.next = self.pre_high.q.val();
         self.s2_valid.d.next = self.pre_valid.q.val();
         self.s2_last.d.next = self.pre_last.q.val();
-        // Stage 2's addends: t_(j+k) folding, register j + 1 classic.
+        // Stage 2's addends: t_(j+k) folding, register j + 1 classic, plus the low and top pieces.
         for k in (self.t_low.len())..(self.t_low.len() + 1) {
-            for j in 0..(self.base.len() - self.t_low.len()) {
-                self.base[j].d.next = self.t0[j + k].q.val();
+            for j in 0..(self.base_t.len() - self.t_low.len()) {
+                self.base_t[j].next = self.t0[j + k].q.val();
                 if self.ph.q.val() {
-                    self.base[j].d.next = self.t1[j + k].q.val();
+                    self.base_t[j].next = self.t1[j + k].q.val();
                 }
             }
         }
-        for j in (self.base.len() - self.t_low.len())..self.base.len() {
-            self.base[j].d.next = 0.into();
+        for j in (self.base_t.len() - self.t_low.len())..self.base_t.len() {
+            self.base_t[j].next = 0.into();
         }
         if self.classic_ph.val() {
-            for j in 0..(self.base.len() - 1) {
-                self.base[j].d.next = self.t0[j + 1].q.val();
+            for j in 0..(self.base_t.len() - 1) {
+                self.base_t[j].next = self.t0[j + 1].q.val();
                 if self.ph.q.val() {
-                    self.base[j].d.next = self.t1[j + 1].q.val();
+                    self.base_t[j].next = self.t1[j + 1].q.val();
                 }
             }
-            for j in (self.base.len() - 1)..self.base.len() {
-                self.base[j].d.next = 0.into();
+            for j in (self.base_t.len() - 1)..self.base_t.len() {
+                self.base_t[j].next = 0.into();
             }
+        }
+        for j in 0..self.base_t.len() {
+            self.base_sum.t[j].next = self.base_t[j].val();
+            self.base[j].d.next = self.base_sum.base[j].val();
         }
         for j in 0..self.t.len() {
             self.t[j].next = self.t0[j].q.val();
@@ -467,9 +474,6 @@ impl Logic for FoldMul {
         // Stage 2 (slot !ph): fold (or shift), add, redistribute; the new T is the slot's.
         for p in 0..self.products.len() {
             self.sum.products[p].next = self.products[p].p.val();
-        }
-        for p in 0..self.lows.len() {
-            self.sum.lows[p].next = self.lows[p].q.val();
         }
         self.sum.high.next = self.s1_high.q.val();
         for j in 0..self.sum.base.len() {

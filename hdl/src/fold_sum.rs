@@ -1,7 +1,8 @@
 //! The folding multiplier's second stage ([`crate::fold_mul`]): every column sum and its
-//! redistribution, combinational. Column j of the new T is c_j = t_(j+k) + Σ_l P_(l, j−l) + the
-//! low pieces landing in it, where P_(l,i) = t_l·m̂_i + (a high piece of row l's a·b products) is
-//! the registered output of loop DSP (l, i) ([`crate::window_pieces`]); then
+//! redistribution, combinational. Column j of the new T is c_j = base_j + Σ_l P_(l, j−l), where
+//! base_j is t_(j+k) plus the low and top pieces of the a·b products landing in column j (added in
+//! stage 1, [`crate::fold_base`]) and P_(l,i) = t_l·m̂_i + (a middle piece of row l's a·b
+//! products) the registered output of loop DSP (l, i) ([`crate::window_pieces`]); then
 //! t′_j = lo17(c_j) + mid17(c_(j−1)) + hi(c_(j−2)) (`ecrt_golden::hw::FoldContext::step`).
 //!
 //! In the classic mode (`ecrt_golden::hw::ClassicPass::step`) only the first row's products are
@@ -16,29 +17,27 @@
 //! writes its Verilog from the shape: rust-hdl's own loops cannot index with a parameter, nor
 //! cast an indexed signal.
 
+use crate::fold_base::BASE_BITS;
 use crate::many;
 use crate::mul_add::{LOOP_BITS, T_BITS, Y_BITS};
-use crate::window_pieces::LOW_BITS;
-use ecrt_golden::hw::wide;
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
-/// Bits of a column sum: < k·(2^36 + 2^40 + 2^17) + 2^19 < 2^45 for k ≤ 16.
-pub const SUM_BITS: usize = 46;
+/// Bits of a column sum: < k·(2^36 + 2^17 + 2^17 + 2^23) + 2^19 < 2^41 for k ≤ 16.
+pub const SUM_BITS: usize = 42;
 
 const LIMB_MASK: u64 = (1 << 17) - 1;
 
 /// Column sums and redistribution for k limbs per step over `columns` columns, with P loop
-/// positions and W low pieces per limb of the step.
+/// positions per limb of the step.
 #[derive(LogicBlock)]
 pub struct FoldSum {
-    /// The limbs of T added as they are, one per column: folding, t_k, t_(k+1), … (its k lowest
-    /// limbs are multiplied by M̂ instead, in the products); classic, T's registers 1, 2, ….
-    pub base: Vec<Signal<In, Bits<T_BITS>>>,
+    /// Each column's addend: the limb of T added as it is (folding, t_k, t_(k+1), …: its k lowest
+    /// limbs are multiplied by M̂ instead, in the products; classic, T's registers 1, 2, …), plus
+    /// the low and top pieces landing in the column.
+    pub base: Vec<Signal<In, Bits<BASE_BITS>>>,
     /// Loop product (l, i), at index l·P + i: it lands in column l + i.
     pub products: Vec<Signal<In, Bits<LOOP_BITS>>>,
-    /// The low piece of a·b product (l, w), at index l·W + w: it lands in column l + c_w.
-    pub lows: Vec<Signal<In, Bits<LOW_BITS>>>,
     /// A wide REDC's digit for column L (0 otherwise).
     pub high: Signal<In, Bits<Y_BITS>>,
     /// The limbs of the new T.
@@ -49,15 +48,14 @@ pub struct FoldSum {
 }
 
 impl FoldSum {
-    /// The network for `limbs_per_step` (k) rows of `positions` loop products and `windows` low
-    /// pieces over `columns` columns, a wide REDC's digit joining column `redc_column` (L).
-    pub fn new(limbs_per_step: usize, positions: usize, windows: usize, redc_column: usize, columns: usize) -> Self {
+    /// The network for `limbs_per_step` (k) rows of `positions` loop products over `columns`
+    /// columns, a wide REDC's digit joining column `redc_column` (L).
+    pub fn new(limbs_per_step: usize, positions: usize, redc_column: usize, columns: usize) -> Self {
         assert!(positions + limbs_per_step <= columns + 1, "every product lands in a column");
         assert!(redc_column < columns, "column L exists");
         FoldSum {
             base: many(columns),
             products: many(limbs_per_step * positions),
-            lows: many(limbs_per_step * windows),
             high: Default::default(),
             t_next: many(columns),
             limbs_per_step: Constant::new((limbs_per_step as u64).into()),
@@ -77,14 +75,10 @@ impl FoldSum {
         self.t_next.len()
     }
 
-    /// (is a low piece, index, column) for every loop product and low piece that lands in a
-    /// column (a low piece above the last is 0: the golden model asserts it).
-    fn landing(&self) -> impl Iterator<Item = (bool, usize, usize)> + '_ {
-        let k = self.limbs_per_step();
-        let (positions, windows) = (self.products.len() / k, self.lows.len() / k);
-        let products = (0..self.products.len()).map(move |p| (false, p, p % positions + p / positions));
-        let lows = (0..self.lows.len()).map(move |p| (true, p, wide::landing(p % windows).0 + p / windows));
-        products.chain(lows).filter(|&(_, _, column)| column < self.columns())
+    /// (product index, column) for every loop product.
+    fn landing(&self) -> impl Iterator<Item = (usize, usize)> {
+        let positions = self.products.len() / self.limbs_per_step();
+        (0..self.products.len()).map(move |p| (p, p % positions + p / positions))
     }
 }
 
@@ -92,8 +86,8 @@ impl Logic for FoldSum {
     fn update(&mut self) {
         let w = self.columns();
         let mut sums: Vec<u64> = self.base.iter().map(|b| b.val().to_u64()).collect();
-        for (low, p, column) in self.landing() {
-            sums[column] += if low { self.lows[p].val().to_u64() } else { self.products[p].val().to_u64() };
+        for (p, column) in self.landing() {
+            sums[column] += self.products[p].val().to_u64();
         }
         sums[self.redc_column()] += self.high.val().to_u64();
         for j in 0..w {
@@ -115,8 +109,8 @@ impl Logic for FoldSum {
     fn hdl(&self) -> Verilog {
         let w = self.columns();
         let mut terms: Vec<Vec<String>> = (0..w).map(|j| vec![format!("base${j}")]).collect();
-        for (low, p, column) in self.landing() {
-            terms[column].push(format!("{}${p}", if low { "lows" } else { "products" }));
+        for (p, column) in self.landing() {
+            terms[column].push(format!("products${p}"));
         }
         terms[self.redc_column()].push("high".into());
         let mut v = String::new();
@@ -144,7 +138,7 @@ impl Logic for FoldSum {
 
 /// `terms` added as a balanced tree, so that a column of k + 1 terms is ⌈log2(k + 1)⌉ adders
 /// deep rather than k: synthesis keeps the order it is given.
-fn balanced_sum(terms: &[String]) -> String {
+pub(crate) fn balanced_sum(terms: &[String]) -> String {
     match terms {
         [one] => one.clone(),
         _ => {
@@ -169,7 +163,7 @@ mod tests {
 
     #[test]
     fn fold_sum_is_synthesizable() {
-        let mut uut = FoldSum::new(3, 4, 3, 4, 8);
+        let mut uut = FoldSum::new(3, 4, 4, 8);
         uut.connect_all();
         yosys_validate("ecrt_fold_sum", &generate_verilog(&uut)).unwrap();
     }

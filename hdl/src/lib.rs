@@ -11,6 +11,7 @@ pub mod board;
 pub mod correction;
 pub mod decrypt_core;
 pub mod emit;
+pub mod fold_base;
 pub mod fold_mul;
 pub mod fold_normalize;
 pub mod fold_operands;

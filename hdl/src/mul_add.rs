@@ -20,16 +20,15 @@ fn model<const C: usize, const X: usize, const Y: usize, const P: usize>(
     Bits::<P>::from(p & ((1u64 << P) - 1))
 }
 
-/// Width of the folding multiplier's loop factor: a redundant limb of T (< 2^18 + 2^11).
+/// Width of the folding multiplier's loop factor: a redundant limb of T (< 2^18 + 2^7).
 pub const T_BITS: usize = 19;
 /// Width of a window of the multiplicand B (< 2^24, `ecrt_golden::hw::wide`).
 pub const WINDOW_BITS: usize = 24;
 /// Width of an a·b product, a digit times a window (< 2^41).
 pub const AB_BITS: usize = 41;
-/// Width of an a·b product's high piece, the loop leaf's addend (< 2^40).
-pub const HIGH_BITS: usize = 40;
-/// Width of the folding multiplier's loop product plus its addend (< 2^36 + 2^40).
-pub const LOOP_BITS: usize = 41;
+/// Width of the folding multiplier's loop product plus its addend, an a·b product's middle piece
+/// (< 2^36 + 2^17).
+pub const LOOP_BITS: usize = 37;
 
 /// `p <= c + x·y` on the rising clock edge, with an unsigned `x` of `XB` bits on the 25-bit port,
 /// a `CB`-bit addend and a `PB`-bit result: a DSP48E1 with its P register (Yosys and Vivado fold
@@ -54,9 +53,9 @@ pub type MulAddReg = RegisteredMulAdd<X_BITS, P_BITS, P_BITS>;
 /// The folding multiplier's a·b leaf: a 24-bit window of B times a 17-bit digit of A.
 pub type WindowMulReg = RegisteredMulAdd<WINDOW_BITS, P_BITS, AB_BITS>;
 
-/// The folding multiplier's loop leaf: a 19-bit limb of T times a limb of M̂, plus the high
+/// The folding multiplier's loop leaf: a 19-bit limb of T times a limb of M̂, plus the middle
 /// piece of an a·b product registered the cycle before.
-pub type LoopMulAddReg = RegisteredMulAdd<T_BITS, HIGH_BITS, LOOP_BITS>;
+pub type LoopMulAddReg = RegisteredMulAdd<T_BITS, Y_BITS, LOOP_BITS>;
 
 impl<const XB: usize, const CB: usize, const PB: usize> Logic for RegisteredMulAdd<XB, CB, PB> {
     fn update(&mut self) {
@@ -136,7 +135,7 @@ mod tests {
 
     #[test]
     fn loop_leaf_takes_the_widest_limb_and_addend() {
-        let (x, y, c) = ((1u64 << 19) - 1, (1u64 << 17) - 1, (1u64 << 40) - 1);
+        let (x, y, c) = ((1u64 << 19) - 1, (1u64 << 17) - 1, (1u64 << 17) - 1);
         let outputs = simulate(LoopMulAddReg::default(), 2, move |uut, _| {
             uut.x.next = x.into();
             uut.y.next = y.into();

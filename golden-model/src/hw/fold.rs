@@ -38,8 +38,8 @@
 //!
 //! That is B in limbs ([`Multiplicand::Limbs`]). The accelerator holds B in 23-bit windows
 //! ([`Multiplicand::Windows`], the default, [`super::wide`]): the a·b products are 17×24 bits,
-//! ⌈17·L/23⌉ a row, added as grid-aligned pieces; T's limbs then stay < 2^18 + 2^11,
-//! T_low < 2.02·2^r, and the bounds above hold with the same m.
+//! ⌈17·L/23⌉ a row, added as three grid-aligned pieces each, and the bounds above hold as they
+//! are.
 
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
@@ -101,8 +101,7 @@ pub fn limbs_value(limbs: &[u64]) -> BigUint {
 pub struct FoldStep {
     /// The k exact digits a_(i,l) of the multiplier consumed by this step.
     pub a_digits: Vec<u64>,
-    /// T's redundant limbs after the step (`columns` of them, each below
-    /// [`FoldContext::t_limb_bound`]).
+    /// T's redundant limbs after the step (`columns` of them, each < 2^18 + 2^7).
     pub t: Vec<u64>,
 }
 
@@ -216,15 +215,6 @@ impl FoldContext {
     /// How B is held for the a·b products.
     pub fn multiplicand(&self) -> Multiplicand {
         self.multiplicand
-    }
-
-    /// The bound of T's limbs after a step: 2^18 + 2^7 with B in limbs, 2^18 + 2^11 in windows
-    /// (the high pieces of the 24×17 products are wider).
-    pub fn t_limb_bound(&self) -> u64 {
-        match self.multiplicand {
-            Multiplicand::Limbs => (1 << 18) + (1 << 7),
-            Multiplicand::Windows => (1 << 18) + (1 << 11),
-        }
     }
 
     /// The modulus N.
@@ -347,7 +337,7 @@ impl FoldContext {
         for i in 0..self.steps() {
             let a_digits = &digits[i * k..(i + 1) * k];
             t = self.step(&t, a_digits, &b.limbs);
-            debug_assert!(t.iter().all(|&l| l < self.t_limb_bound()), "T's limb out of bounds");
+            debug_assert!(t.iter().all(|&l| l < (1 << 18) + (1 << 7)), "limb ≥ 2^18 + 2^7");
             if let Some(steps) = trace.as_deref_mut() {
                 steps.push(FoldStep { a_digits: a_digits.to_vec(), t: t.clone() });
             }

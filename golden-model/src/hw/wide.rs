@@ -12,16 +12,16 @@
 //! carries resolved across its whole width first.)
 //!
 //! Landing. Window i starts at bit 23i = 17·c_i + s_i, c_i = ⌊23i/17⌋, s_i = 23i mod 17, so the
-//! product p = d·b′_i of the digit of row l lands s_i bits into column l + c_i. It is added as
-//! two grid-aligned pieces: low = (p mod 2^(17 − s_i))·2^(s_i) < 2^17 in column l + c_i, and
-//! high = p >> (17 − s_i) < 2^(41 − 17 + 16) = 2^40 in column l + c_i + 1, which fits the 48-bit
-//! C port of that column's loop DSP of row l (c_i is strictly increasing in i, so each loop DSP
-//! receives at most one high piece). The low pieces are what the column adders gain: at most one
-//! per row and column.
+//! product p = d·b′_i (< 2^41) of the digit of row l lands s_i bits into column l + c_i. It is
+//! added as three grid-aligned pieces: low = (p mod 2^(17 − s_i))·2^(s_i) < 2^17 in column
+//! l + c_i, mid = (p >> (17 − s_i)) mod 2^17 in column l + c_i + 1, and top = p >> (34 − s_i)
+//! < 2^(7 + s_i) ≤ 2^23 in column l + c_i + 2. The mid piece goes into the C port of the loop DSP
+//! of row l at position c_i + 1, which lands in that column (c_i is strictly increasing in i, so
+//! each loop DSP receives at most one); the low and top pieces into the column's addend, formed a
+//! cycle before the column sums.
 //!
-//! What changes for T: column sums reach k·(2^36 + 2^40 + 2^17) + 2^19 < 2^45 (k ≤ 16), so the
-//! redistribution's top part is < 2^11 and T's limbs stay < 2^18 + 2^11 (< 2^19: T's low limbs
-//! still fit the 25-bit port). The folding bound keeps its margin: T_low < 2.02·2^r.
+//! So the loop products stay below 2^36 + 2^17 as with B in limbs, column sums below 2^41 for
+//! k ≤ 16, and T's limbs below 2^18 + 2^7: the bounds of [`super::fold`] hold unchanged.
 
 /// Bits of a window of B: 23, so that a window with its carries (< 2^24) is unsigned on the
 /// DSP48E1's 25-bit signed port.
@@ -69,11 +69,13 @@ pub fn windows(limbs: &[u64], count: usize) -> Vec<u64> {
     windows
 }
 
-/// A product of a window landing with `shift`, as the two pieces the hardware adds: (low, for
-/// the landing column, < 2^17; high, for the column above, < 2^40).
-pub fn split(product: u64, shift: u32) -> (u64, u64) {
+/// A product of a window landing with `shift`, as the three pieces the hardware adds: (low, for
+/// the landing column, < 2^17; mid, for the column above, < 2^17; top, for the one above that,
+/// < 2^23).
+pub fn split(product: u64, shift: u32) -> (u64, u64, u64) {
     let low_bits = LIMB_BITS - shift;
-    ((product & ((1 << low_bits) - 1)) << shift, product >> low_bits)
+    let mid = (product >> low_bits) & ((1 << LIMB_BITS) - 1);
+    ((product & ((1 << low_bits) - 1)) << shift, mid, product >> (low_bits + LIMB_BITS))
 }
 
 /// Adds digit·B to column sums, B in windows, the digit's row starting at column `row`.
@@ -81,9 +83,10 @@ pub fn split(product: u64, shift: u32) -> (u64, u64) {
 pub fn add_row(sums: &mut [u64], row: usize, digit: u64, windows: &[u64]) {
     for (i, &window) in windows.iter().enumerate() {
         let (column, shift) = landing(i);
-        let (low, high) = split(digit * window, shift);
+        let (low, mid, top) = split(digit * window, shift);
         add_at(sums, row + column, low);
-        add_at(sums, row + column + 1, high);
+        add_at(sums, row + column + 1, mid);
+        add_at(sums, row + column + 2, top);
     }
 }
 
@@ -140,13 +143,13 @@ mod tests {
             let count = window_count(limbs.len());
             let w = windows(&limbs, count);
             prop_assert_eq!(windows_value(&w), limbs_value(&limbs));
-            let mut sums = vec![0u64; row + limbs.len() + 3];
+            let mut sums = vec![0u64; row + limbs.len() + 4];
             add_row(&mut sums, row, digit, &w);
             let total = sums.iter().rev().fold(BigUint::default(), |acc, &s| (acc << LIMB_BITS) + s);
             prop_assert_eq!(total, (limbs_value(&limbs) * digit) << (LIMB_BITS as usize * row));
             for (i, &window) in w.iter().enumerate() {
-                let (low, high) = split(digit * window, landing(i).1);
-                prop_assert!(low < 1 << 17 && high < 1 << 40);
+                let (low, mid, top) = split(digit * window, landing(i).1);
+                prop_assert!(low < 1 << 17 && mid < 1 << 17 && top < 1 << 23);
             }
         }
     }
