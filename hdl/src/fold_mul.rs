@@ -21,10 +21,10 @@
 //! and its slot can start again in the cycle its result appears. Each slot keeps its own T.
 //!
 //! The classic mode (`classic` with `start`; model: `ecrt_golden::hw::ClassicPass`) is a
-//! digit-serial pass with an exact quotient on the first row: the row's pieces of d·B plus q·n_j,
-//! the other rows 0, and T moves down a limb a step (held a limb up, see [`FoldSum`]: t_j is register
-//! j + 1). The quotient q = t_0·N′ + d·(b_0·N′) mod 2^17 (b_0: B's low 17 bits) is one
-//! DSP multiply-add of its own, fed by registers: in the slot's turn before each step's stage 1
+//! digit-serial pass with an exact quotient on the first row: the row's pieces of d·B plus
+//! q·n_j, the other rows 0, and T moves down a limb a step (held a limb up, see [`FoldSum`]: t_j
+//! is register j + 1). The quotient q = t_0·N′ + d·(b_0·N′) mod 2^17 (b_0: B's low 17 bits) is
+//! one DSP multiply-add of its own, fed by registers: in the slot's turn before each step's stage 1
 //! (its prefetch, the turn before, forms d·(b_0·N′)), so a classic step takes two turns, four
 //! cycles, and a pass of s steps 4·s + 2 cycles. The wide REDC's digits of C_hi join stage 2 at
 //! column L; a decremented pass takes A − 1 over N's limbs. Classic moduli have at most N's limbs,
@@ -96,8 +96,8 @@ pub struct FoldMul {
     products: Vec<LoopMulAddReg>,
     t0: Vec<DFF<Bits<T_BITS>>>,
     t1: Vec<DFF<Bits<T_BITS>>>,
-    // Stage 2's addend per column, formed in stage 1: the slot's T limb (base_t) plus the low
-    // pieces landing in the column.
+    // Stage 2's addend per column, formed in stage 1: the slot's T limb (base_t) plus the low and
+    // top pieces landing in the column.
     base_t: Vec<Signal<Local, Bits<T_BITS>>>,
     base_sum: FoldBase,
     base: Vec<DFF<Bits<BASE_BITS>>>,
