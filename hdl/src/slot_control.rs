@@ -418,92 +418,98 @@ impl Logic for SlotControl {
             self.m_hat[j].d.next = self.m_hat[j].q.val();
             self.m_hat_out[j].next = self.m_hat[j].q.val();
         }
-        if self.load.val() & (self.load_target.val() == LoadTarget::Modulus) {
-            for j in 0..(self.modulus.len() - 1) {
-                self.modulus[j].d.next = self.modulus[j + 1].q.val();
-            }
-            for j in (self.modulus.len() - 1)..self.modulus.len() {
-                self.modulus[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-            }
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::NPrime) {
-            self.n_prime.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::ModulusDiv) {
-            for j in 0..(self.modulus_div.len() - 1) {
-                self.modulus_div[j].d.next = self.modulus_div[j + 1].q.val();
-            }
-            for j in (self.modulus_div.len() - 1)..self.modulus_div.len() {
-                self.modulus_div[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-            }
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::NPrimeDiv) {
-            self.n_prime_div.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::ModulusN) {
-            for j in 0..(self.modulus_n.len() - 1) {
-                self.modulus_n[j].d.next = self.modulus_n[j + 1].q.val();
-            }
-            for j in (self.modulus_n.len() - 1)..self.modulus_n.len() {
-                self.modulus_n[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-            }
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::NPrimeN) {
-            self.n_prime_n.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::R3) {
-            for j in 0..(self.r3.len() - 1) {
-                self.r3[j].d.next = self.r3[j + 1].q.val();
-            }
-            for j in (self.r3.len() - 1)..self.r3.len() {
-                self.r3[j].d.next = self.load_data.val();
-            }
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::One) {
-            for j in 0..(self.one.len() - 1) {
-                self.one[j].d.next = self.one[j + 1].q.val();
-            }
-            for j in (self.one.len() - 1)..self.one.len() {
-                self.one[j].d.next = self.load_data.val();
-            }
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::TMont) {
-            for j in 0..(self.t_mont.len() - 1) {
-                self.t_mont[j].d.next = self.t_mont[j + 1].q.val();
-            }
-            for j in (self.t_mont.len() - 1)..self.t_mont.len() {
-                self.t_mont[j].d.next = self.load_data.val();
-            }
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::Base) {
-            // 2·S limbs through base_high into base_low.
-            for j in 0..(self.base_low.len() - 1) {
-                self.base_low[j].d.next = self.base_low[j + 1].q.val();
-            }
-            for j in (self.base_low.len() - 1)..self.base_low.len() {
-                self.base_low[j].d.next = self.base_high[0].q.val();
-            }
-            for j in 0..(self.base_high.len() - 1) {
-                self.base_high[j].d.next = self.base_high[j + 1].q.val();
-            }
-            for j in (self.base_high.len() - 1)..self.base_high.len() {
-                self.base_high[j].d.next = self.load_data.val();
-            }
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::Exponent) {
-            for i in 0..(self.exponent.len() - 1) {
-                self.exponent[i].d.next = self.exponent[i + 1].q.val();
-            }
-            for i in (self.exponent.len() - 1)..self.exponent.len() {
-                self.exponent[i].d.next = self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0) & self.table_last.val();
-            }
-        }
-        if self.load.val() & (self.load_target.val() == LoadTarget::MHat) {
-            for j in 0..(self.m_hat.len() - 1) {
-                self.m_hat[j].d.next = self.m_hat[j + 1].q.val();
-            }
-            for j in (self.m_hat.len() - 1)..self.m_hat.len() {
-                self.m_hat[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+        if self.load.val() {
+            match self.load_target.val() {
+                LoadTarget::Modulus => {
+                    for j in 0..(self.modulus.len() - 1) {
+                        self.modulus[j].d.next = self.modulus[j + 1].q.val();
+                    }
+                    for j in (self.modulus.len() - 1)..self.modulus.len() {
+                        self.modulus[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                    }
+                }
+                LoadTarget::NPrime => {
+                    self.n_prime.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                }
+                LoadTarget::ModulusDiv => {
+                    for j in 0..(self.modulus_div.len() - 1) {
+                        self.modulus_div[j].d.next = self.modulus_div[j + 1].q.val();
+                    }
+                    for j in (self.modulus_div.len() - 1)..self.modulus_div.len() {
+                        self.modulus_div[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                    }
+                }
+                LoadTarget::NPrimeDiv => {
+                    self.n_prime_div.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                }
+                LoadTarget::ModulusN => {
+                    for j in 0..(self.modulus_n.len() - 1) {
+                        self.modulus_n[j].d.next = self.modulus_n[j + 1].q.val();
+                    }
+                    for j in (self.modulus_n.len() - 1)..self.modulus_n.len() {
+                        self.modulus_n[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                    }
+                }
+                LoadTarget::NPrimeN => {
+                    self.n_prime_n.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                }
+                LoadTarget::R3 => {
+                    for j in 0..(self.r3.len() - 1) {
+                        self.r3[j].d.next = self.r3[j + 1].q.val();
+                    }
+                    for j in (self.r3.len() - 1)..self.r3.len() {
+                        self.r3[j].d.next = self.load_data.val();
+                    }
+                }
+                LoadTarget::One => {
+                    for j in 0..(self.one.len() - 1) {
+                        self.one[j].d.next = self.one[j + 1].q.val();
+                    }
+                    for j in (self.one.len() - 1)..self.one.len() {
+                        self.one[j].d.next = self.load_data.val();
+                    }
+                }
+                LoadTarget::TMont => {
+                    for j in 0..(self.t_mont.len() - 1) {
+                        self.t_mont[j].d.next = self.t_mont[j + 1].q.val();
+                    }
+                    for j in (self.t_mont.len() - 1)..self.t_mont.len() {
+                        self.t_mont[j].d.next = self.load_data.val();
+                    }
+                }
+                LoadTarget::Base => {
+                    // 2·S limbs through base_high into base_low.
+                    for j in 0..(self.base_low.len() - 1) {
+                        self.base_low[j].d.next = self.base_low[j + 1].q.val();
+                    }
+                    for j in (self.base_low.len() - 1)..self.base_low.len() {
+                        self.base_low[j].d.next = self.base_high[0].q.val();
+                    }
+                    for j in 0..(self.base_high.len() - 1) {
+                        self.base_high[j].d.next = self.base_high[j + 1].q.val();
+                    }
+                    for j in (self.base_high.len() - 1)..self.base_high.len() {
+                        self.base_high[j].d.next = self.load_data.val();
+                    }
+                }
+                LoadTarget::Exponent => {
+                    for i in 0..(self.exponent.len() - 1) {
+                        self.exponent[i].d.next = self.exponent[i + 1].q.val();
+                    }
+                    for i in (self.exponent.len() - 1)..self.exponent.len() {
+                        self.exponent[i].d.next =
+                            self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0) & self.table_last.val();
+                    }
+                }
+                LoadTarget::MHat => {
+                    for j in 0..(self.m_hat.len() - 1) {
+                        self.m_hat[j].d.next = self.m_hat[j + 1].q.val();
+                    }
+                    for j in (self.m_hat.len() - 1)..self.m_hat.len() {
+                        self.m_hat[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+                    }
+                }
+                _ => {}
             }
         }
         match self.state.q.val() {
