@@ -285,23 +285,27 @@ impl FoldContext {
     /// One step on T's limbs: the column sums, then their redistribution. B is given in limbs;
     /// with [`Multiplicand::Windows`] the products are those of its windows.
     pub fn step(&self, t: &[u64], a_digits: &[u64], b: &[u64]) -> Vec<u64> {
+        self.step_with(t, a_digits, b, self.multiplicand.windows(b, self.operand_limbs()).as_deref())
+    }
+
+    /// [`step`](Self::step) with B's windows formed already (`None`: B in limbs).
+    fn step_with(&self, t: &[u64], a_digits: &[u64], b: &[u64], b_windows: Option<&[u64]>) -> Vec<u64> {
         let (k, w) = (self.limbs_per_step(), self.columns());
         let mut sums: Vec<u64> = (0..w)
             .map(|j| {
                 let mut c = t.get(j + k).copied().unwrap_or(0);
                 for l in 0..k.min(j + 1) {
                     c += t[l] * self.m_hat.get(j - l).copied().unwrap_or(0);
-                    if self.multiplicand == Multiplicand::Limbs {
+                    if b_windows.is_none() {
                         c += a_digits[l] * b.get(j - l).copied().unwrap_or(0);
                     }
                 }
                 c
             })
             .collect();
-        if self.multiplicand == Multiplicand::Windows {
-            let b_windows = wide::windows(b, wide::window_count(self.operand_limbs()));
+        if let Some(b_windows) = b_windows {
             for (l, &digit) in a_digits.iter().enumerate() {
-                wide::add_row(&mut sums, l, digit, &b_windows);
+                wide::add_row(&mut sums, l, digit, b_windows);
             }
         }
         debug_assert!(mid17(sums[w - 1]) == 0 && hi(sums[w - 1]) == 0 && hi(sums[w - 2]) == 0, "T overflows");
@@ -333,10 +337,11 @@ impl FoldContext {
         let a_value = a.value();
         debug_assert!(a_value < self.bound && b.value() < self.bound, "operand ≥ X");
         let digits: Vec<u64> = to_digits(&a_value, LIMB_BITS, k * self.steps()).into_iter().map(|d| d as u64).collect();
+        let b_windows = self.multiplicand.windows(&b.limbs, self.operand_limbs());
         let mut t = vec![0u64; self.columns()];
         for i in 0..self.steps() {
             let a_digits = &digits[i * k..(i + 1) * k];
-            t = self.step(&t, a_digits, &b.limbs);
+            t = self.step_with(&t, a_digits, &b.limbs, b_windows.as_deref());
             debug_assert!(t.iter().all(|&l| l < (1 << 18) + (1 << 7)), "limb ≥ 2^18 + 2^7");
             if let Some(steps) = trace.as_deref_mut() {
                 steps.push(FoldStep { a_digits: a_digits.to_vec(), t: t.clone() });

@@ -145,6 +145,7 @@ impl ClassicPass {
         }
         let a_digits: Vec<u64> = to_digits(&a_value, LIMB_BITS, steps).into_iter().map(|d| d as u64).collect();
         debug_assert!(limbs_value(&a_digits) == a_value, "A has more digits than the pass has steps");
+        let b_windows = self.multiplicand.windows(b, limbs);
         let mut t = vec![0u64; self.shape.columns];
         let mut trace = Vec::with_capacity(steps);
         for (i, &a_digit) in a_digits.iter().enumerate() {
@@ -152,7 +153,7 @@ impl ClassicPass {
                 ClassicOp::WideRedc => (u64::from(i == 0), a_digit),
                 ClassicOp::Multiply | ClassicOp::Decremented => (a_digit, 0),
             };
-            let (q, next) = self.step(&t, digit, high, b);
+            let (q, next) = self.step_with(&t, digit, high, b, b_windows.as_deref());
             t = next;
             trace.push(ClassicStep { digit, high, q, t: t.clone() });
         }
@@ -167,6 +168,11 @@ impl ClassicPass {
 
     /// One step: the quotient digit and T's new limbs.
     pub fn step(&self, t: &[u64], digit: u64, high: u64, b: &[u64]) -> (u64, Vec<u64>) {
+        self.step_with(t, digit, high, b, self.multiplicand.windows(b, self.shape.operand_limbs).as_deref())
+    }
+
+    /// [`step`](Self::step) with B's windows formed already (`None`: B in limbs).
+    fn step_with(&self, t: &[u64], digit: u64, high: u64, b: &[u64], b_windows: Option<&[u64]>) -> (u64, Vec<u64>) {
         let (limbs, w) = (self.shape.operand_limbs, self.shape.columns);
         let b0 = b.first().copied().unwrap_or(0);
         let q = (((t[0] + digit * b0) & LIMB_MASK) * self.n_prime) & LIMB_MASK;
@@ -175,7 +181,7 @@ impl ClassicPass {
                 let mut c = t[j];
                 if j < limbs {
                     c += q * self.n[j];
-                    if self.multiplicand == Multiplicand::Limbs {
+                    if b_windows.is_none() {
                         c += digit * b.get(j).copied().unwrap_or(0);
                     }
                 }
@@ -185,8 +191,8 @@ impl ClassicPass {
                 c
             })
             .collect();
-        if self.multiplicand == Multiplicand::Windows {
-            wide::add_row(&mut sums, 0, digit, &wide::windows(b, wide::window_count(limbs)));
+        if let Some(b_windows) = b_windows {
+            wide::add_row(&mut sums, 0, digit, b_windows);
         }
         debug_assert_eq!(sums[0] & LIMB_MASK, 0, "the quotient clears the low limb");
         debug_assert!(sums[w - 1] >> (2 * LIMB_BITS) == 0, "T overflows");

@@ -41,6 +41,14 @@ pub enum Multiplicand {
     Windows,
 }
 
+impl Multiplicand {
+    /// B's windows when B is held in windows (`None` in limbs): formed once a multiplication, as
+    /// the hardware forms them when it loads B.
+    pub fn windows(self, b: &[u64], operand_limbs: usize) -> Option<Vec<u64>> {
+        (self == Multiplicand::Windows).then(|| windows(b, window_count(operand_limbs)))
+    }
+}
+
 /// Windows of an operand of `operand_limbs` limbs: ⌈17·L/23⌉.
 pub fn window_count(operand_limbs: usize) -> usize {
     (LIMB_BITS as usize * operand_limbs).div_ceil(WINDOW_BITS as usize)
