@@ -1,8 +1,8 @@
 //! The multiplicand B from its normalized 17-bit limbs into 23-bit windows, for the 24×17 a·b
 //! products (`ecrt_golden::hw::wide::windows`): each limb placed at its offset and cut where it
 //! crosses a window boundary, the pieces of a window added. No carry passes between windows, so
-//! this is wiring and one short adder a window; every window is < 2^24. The Verilog is written
-//! from the widths, like [`crate::fold_normalize`]'s.
+//! this is wiring and one two-operand adder a window; every window is < 2^24. The Verilog is
+//! written from the widths, like [`crate::fold_normalize`]'s.
 
 use crate::many;
 use crate::mul_add::{WINDOW_BITS, X_BITS};
@@ -66,13 +66,28 @@ impl Logic for BWindows {
         }
     }
     fn hdl(&self) -> Verilog {
-        let mut terms: Vec<Vec<String>> = vec![Vec::new(); self.windows.len()];
+        // A limb's bits 0–16 never overlap another limb's, and neither do the limbs' bits 17: each
+        // window is their two concatenations added, one carry chain.
+        let top = X_BITS - 1;
+        let mut exact: Vec<Vec<String>> = vec![Vec::new(); self.windows.len()];
+        let mut carries: Vec<Vec<String>> = vec![Vec::new(); self.windows.len()];
         for (i, j, low, bits, offset) in self.pieces() {
-            terms[i].push(format!("({{{}'d0, limbs${j}[{}:{low}]}} << {offset})", WINDOW_BITS - bits, low + bits - 1));
+            let high = (low + bits).min(top);
+            if low < high {
+                exact[i].push(format!(
+                    "({{{}'d0, limbs${j}[{}:{low}]}} << {offset})",
+                    WINDOW_BITS - (high - low),
+                    high - 1
+                ));
+            }
+            if low + bits > top {
+                carries[i].push(format!("({{{}'d0, limbs${j}[{top}]}} << {})", WINDOW_BITS - 1, offset + top - low));
+            }
         }
+        let or = |terms: &[String]| if terms.is_empty() { format!("{WINDOW_BITS}'d0") } else { terms.join(" | ") };
         let mut v = String::from("always @(*) begin\n");
-        for (i, t) in terms.iter().enumerate() {
-            writeln!(v, "   windows${i} = {};", t.join(" + ")).unwrap();
+        for i in 0..self.windows.len() {
+            writeln!(v, "   windows${i} = ({}) + ({});", or(&exact[i]), or(&carries[i])).unwrap();
         }
         v.push_str("end\n");
         Verilog::Custom(v)

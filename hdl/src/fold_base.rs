@@ -1,6 +1,6 @@
 //! Stage 1's column addends in the folding multiplier ([`crate::fold_mul`]): for each column j,
-//! the limb of T it adds as it is (folding t_(j+k), classic register j + 1) plus the low and top
-//! pieces of the a·b products that land in column j ([`crate::window_pieces`]). The a·b products are
+//! the limb of T it adds as it is (folding t_(j+k), classic register j + 1) plus the low (but those
+//! added in a loop DSP) and top pieces of the a·b products that land in column j ([`crate::window_pieces`]). The a·b products are
 //! registered a cycle before stage 1, so these sums take stage 1's cycle and stage 2's adder
 //! trees keep k + 1 terms a column. The Verilog is written from the shape, like
 //! [`crate::fold_sum`]'s.
@@ -8,7 +8,7 @@
 use crate::fold_sum::balanced_sum;
 use crate::many;
 use crate::mul_add::T_BITS;
-use crate::window_pieces::{LOW_BITS, TOP_BITS};
+use crate::window_pieces::{low_in_loop, LOW_BITS, TOP_BITS};
 use ecrt_golden::hw::wide;
 use rust_hdl::prelude::*;
 use std::fmt::Write;
@@ -44,11 +44,11 @@ impl FoldBase {
     }
 
     /// (is a top piece, index, column) for every piece that lands in a column (one above the last
-    /// is 0: the golden model asserts it).
+    /// is 0: the golden model asserts it), but the low pieces that go to loop DSPs.
     fn landing(&self) -> impl Iterator<Item = (bool, usize, usize)> + '_ {
         let windows = self.lows.len() / self.limbs_per_step.val().to_u64() as usize;
         let column = move |p: usize| wide::landing(p % windows).0 + p / windows;
-        let lows = (0..self.lows.len()).map(move |p| (false, p, column(p)));
+        let lows = (0..self.lows.len()).filter(move |p| !low_in_loop(p % windows)).map(move |p| (false, p, column(p)));
         let tops = (0..self.tops.len()).map(move |p| (true, p, column(p) + 2));
         lows.chain(tops).filter(|&(_, _, column)| column < self.base.len())
     }

@@ -9,7 +9,7 @@
 //!   each, registered (they do not depend on T); and the slot's M̂ (or N), registered for stage 1's
 //!   DSP ports;
 //! - stage 1: the loop DSPs P_(l,i) = t_l·m̂_i + (the middle piece of row l's a·b product landing
-//!   below position i, [`crate::window_pieces`]), registered: T's low limbs go straight to the
+//!   below position i, or else the low piece landing at it, [`crate::window_pieces`]), registered: T's low limbs go straight to the
 //!   DSPs' 25-bit ports, with no quotient, no adder and no multiplexer in front of them other
 //!   than the slot's; and stage 2's addends t_(j+k), selected from the slot's T, plus the a·b
 //!   products' low and top pieces ([`crate::fold_base`]), into a register;
@@ -416,7 +416,7 @@ impl Logic for FoldMul {
                 for i in 0..(self.products.len() / self.t_low.len()) {
                     self.products[l * pn + i].x.next = self.t_low[l].val();
                     self.products[l * pn + i].y.next = 0.into();
-                    self.products[l * pn + i].c.next = self.pieces.mid[l * pn + i].val();
+                    self.products[l * pn + i].c.next = self.pieces.loop_addend[l * pn + i].val();
                 }
                 for i in 0..self.y_stage1.len() {
                     self.products[l * pn + i].y.next = self.y_stage1[i].q.val();

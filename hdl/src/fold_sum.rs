@@ -1,8 +1,8 @@
 //! The folding multiplier's second stage ([`crate::fold_mul`]): every column sum and its
 //! redistribution, combinational. Column j of the new T is c_j = base_j + Σ_l P_(l, j−l), where
-//! base_j is t_(j+k) plus the low and top pieces of the a·b products landing in column j (added in
-//! stage 1, [`crate::fold_base`]) and P_(l,i) = t_l·m̂_i + (a middle piece of row l's a·b
-//! products) the registered output of loop DSP (l, i) ([`crate::window_pieces`]); then
+//! base_j is t_(j+k) plus the other pieces of the a·b products landing in column j (added in
+//! stage 1, [`crate::fold_base`]) and P_(l,i) = t_l·m̂_i + (a piece of row l's a·b products) the
+//! registered output of loop DSP (l, i) ([`crate::window_pieces`]); then
 //! t′_j = lo17(c_j) + mid17(c_(j−1)) + hi(c_(j−2)) (`ecrt_golden::hw::FoldContext::step`).
 //!
 //! In the classic mode (`ecrt_golden::hw::ClassicPass::step`) only the first row's products are

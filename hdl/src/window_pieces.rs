@@ -4,7 +4,9 @@
 //! column's addend, its top piece, p >> (34 − s_w) < 2^23, to the addend two columns up
 //! ([`crate::fold_base`]), and its middle piece, 17 bits, to the C port of the loop DSP of row l
 //! at position c_w + 1 (loop DSP (l, i) lands in column l + i, as the middle piece must). c_w
-//! grows with w, so no position gets two. Wiring only; the Verilog is written from the shape.
+//! grows by 1 or 2 a window, so no position gets two middle pieces, and a position that gets
+//! none is a landing column: there the low piece goes to the C port instead of the addend
+//! ([`low_in_loop`]). Wiring only; the Verilog is written from the shape.
 
 use crate::many;
 use crate::mul_add::{AB_BITS, Y_BITS};
@@ -22,10 +24,12 @@ pub const TOP_BITS: usize = 23;
 pub struct WindowPieces {
     /// Product (l, w) at index l·W + w (W windows a row).
     pub products: Vec<Signal<In, Bits<AB_BITS>>>,
-    /// The addend of loop position (l, i) at index l·P + i (P positions a row): the middle piece
-    /// of the row's product that lands below it, or 0.
-    pub mid: Vec<Signal<Out, Bits<Y_BITS>>>,
-    /// The low piece of product (l, w), at the product's index; it lands in column l + c_w.
+    /// The C-port addend of loop position (l, i) at index l·P + i (P positions a row): the middle
+    /// piece of the row's product that lands below it, else the low piece of the one landing at
+    /// it, else 0.
+    pub loop_addend: Vec<Signal<Out, Bits<Y_BITS>>>,
+    /// The low piece of product (l, w), at the product's index, for column l + c_w's addend (0
+    /// where it goes to a loop DSP, [`low_in_loop`]).
     pub low: Vec<Signal<Out, Bits<LOW_BITS>>>,
     /// The top piece of product (l, w), at the product's index; it lands in column l + c_w + 2.
     pub top: Vec<Signal<Out, Bits<TOP_BITS>>>,
@@ -39,13 +43,22 @@ pub fn positions(windows: usize, modulus_limbs: usize) -> usize {
     modulus_limbs.max(wide::landing(windows - 1).0 + 2)
 }
 
+/// Whether window w's low pieces go to the C port of the loop DSP at their own position c_w
+/// rather than to the column's addend: they do where no middle piece lands (c_(w−1) = c_w − 2, or
+/// w = 0), so that every loop DSP adds something. A DSP48E1 whose addend is constant has no
+/// post-adder, so its output register is packed as MREG, whose clock-to-out (1.67 ns in the
+/// 7-series cell delays) is five times PREG's (0.33 ns), and it starts stage 2's path.
+pub fn low_in_loop(window: usize) -> bool {
+    window == 0 || wide::landing(window).0 == wide::landing(window - 1).0 + 2
+}
+
 impl WindowPieces {
     /// The pieces of `rows` (k) rows of `windows` products, over `positions` loop positions.
     pub fn new(rows: usize, windows: usize, positions: usize) -> Self {
         assert!(wide::landing(windows - 1).0 + 1 < positions, "every middle piece has a position");
         WindowPieces {
             products: many(rows * windows),
-            mid: many(rows * positions),
+            loop_addend: many(rows * positions),
             low: many(rows * windows),
             top: many(rows * windows),
             limbs_per_step: Constant::new((rows as u64).into()),
@@ -56,36 +69,50 @@ impl WindowPieces {
         self.limbs_per_step.val().to_u64() as usize
     }
 
-    /// (product index, middle piece's index, shift) for every product.
-    fn wiring(&self) -> Vec<(usize, usize, u32)> {
+    /// For every product: its index, the loop addends its middle piece and (if
+    /// [`low_in_loop`]) its low piece go to, and its shift.
+    fn wiring(&self) -> Vec<Wiring> {
         let rows = self.rows();
-        let (windows, positions) = (self.products.len() / rows, self.mid.len() / rows);
+        let (windows, positions) = (self.products.len() / rows, self.loop_addend.len() / rows);
         let mut wiring = Vec::new();
         for l in 0..rows {
             for w in 0..windows {
                 let (column, shift) = wide::landing(w);
-                wiring.push((l * windows + w, l * positions + column + 1, shift));
+                let position = l * positions + column;
+                let low_to = low_in_loop(w).then_some(position);
+                wiring.push(Wiring { product: l * windows + w, mid_to: position + 1, low_to, shift });
             }
         }
         wiring
     }
 }
 
+struct Wiring {
+    product: usize,
+    mid_to: usize,
+    low_to: Option<usize>,
+    shift: u32,
+}
+
 impl Logic for WindowPieces {
     fn update(&mut self) {
-        for m in &mut self.mid {
-            m.next = 0.into();
+        for a in &mut self.loop_addend {
+            a.next = 0.into();
         }
-        for (p, m, shift) in self.wiring() {
+        for Wiring { product: p, mid_to, low_to, shift } in self.wiring() {
             let (low, mid, top) = wide::split(self.products[p].val().to_u64(), shift);
             self.low[p].next = Bits::<LOW_BITS>::from(low);
-            self.mid[m].next = Bits::<Y_BITS>::from(mid);
+            if let Some(position) = low_to {
+                self.low[p].next = 0.into();
+                self.loop_addend[position].next = Bits::<Y_BITS>::from(low);
+            }
+            self.loop_addend[mid_to].next = Bits::<Y_BITS>::from(mid);
             self.top[p].next = Bits::<TOP_BITS>::from(top);
         }
     }
     fn connect(&mut self) {
-        for m in &mut self.mid {
-            m.connect();
+        for a in &mut self.loop_addend {
+            a.connect();
         }
         for l in &mut self.low {
             l.connect();
@@ -96,13 +123,20 @@ impl Logic for WindowPieces {
     }
     fn hdl(&self) -> Verilog {
         let mut v = String::from("always @(*) begin\n");
-        for m in 0..self.mid.len() {
-            writeln!(v, "   mid${m} = {Y_BITS}'d0;").unwrap();
+        for a in 0..self.loop_addend.len() {
+            writeln!(v, "   loop_addend${a} = {Y_BITS}'d0;").unwrap();
         }
-        for (p, m, shift) in self.wiring() {
+        for Wiring { product: p, mid_to, low_to, shift } in self.wiring() {
             let low_bits = LOW_BITS - shift as usize;
-            writeln!(v, "   low${p} = products${p}[{}:0] << {shift};", low_bits - 1).unwrap();
-            writeln!(v, "   mid${m} = products${p}[{}:{low_bits}];", low_bits + Y_BITS - 1).unwrap();
+            let low = format!("products${p}[{}:0] << {shift}", low_bits - 1);
+            match low_to {
+                Some(position) => {
+                    writeln!(v, "   low${p} = {LOW_BITS}'d0;").unwrap();
+                    writeln!(v, "   loop_addend${position} = {low};").unwrap();
+                }
+                None => writeln!(v, "   low${p} = {low};").unwrap(),
+            }
+            writeln!(v, "   loop_addend${mid_to} = products${p}[{}:{low_bits}];", low_bits + Y_BITS - 1).unwrap();
             writeln!(v, "   top${p} = products${p}[{}:{}];", AB_BITS - 1, low_bits + Y_BITS).unwrap();
         }
         v.push_str("end\n");
@@ -115,16 +149,20 @@ mod tests {
     use super::*;
 
     // The pieces are checked inside the multiplier against the golden model (fold_mul's tests,
-    // in rust-hdl and, through the Verilog, in Verilator); here that every position gets at most
-    // one piece.
+    // in rust-hdl and, through the Verilog, in Verilator); here that every loop position up to
+    // the last middle piece's gets exactly one piece.
     #[test]
-    fn each_position_gets_at_most_one_middle_piece() {
+    fn each_position_gets_one_piece() {
         let (rows, windows) = (3, 92);
-        let pieces = WindowPieces::new(rows, windows, positions(windows, 121));
-        let mut targets: Vec<usize> = pieces.wiring().iter().map(|&(_, h, _)| h).collect();
+        let positions = positions(windows, 121);
+        let pieces = WindowPieces::new(rows, windows, positions);
+        let wiring = pieces.wiring();
+        let mut targets: Vec<usize> =
+            wiring.iter().map(|w| w.mid_to).chain(wiring.iter().filter_map(|w| w.low_to)).collect();
         targets.sort_unstable();
-        targets.dedup();
-        assert_eq!(targets.len(), rows * windows);
+        let last_mid = wide::landing(windows - 1).0 + 1;
+        let expected: Vec<usize> = (0..rows).flat_map(|l| (0..=last_mid).map(move |i| l * positions + i)).collect();
+        assert_eq!(targets, expected);
     }
 
     #[test]

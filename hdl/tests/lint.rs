@@ -24,6 +24,8 @@ const JUSTIFIED: &[(&str, &str)] = &[
     ("UNUSEDSIGNAL", "slotN$n_public$N"),
     ("UNUSEDSIGNAL", "fold$t$N"),
     ("UNUSEDSIGNAL", "sum_N"),
+    ("UNUSEDSIGNAL", "lows$N"),
+    ("UNUSEDSIGNAL", "tops$N"),
     ("UNUSEDSIGNAL", "t$N"),
 ];
 

@@ -90,7 +90,7 @@ pub use crate::limbs::STEP_BITS;
 pub const MAX_DIGITS_PER_STEP: usize = ecrt_golden::hw::MAX_LIMBS_PER_STEP;
 
 fn default_digits_per_step() -> usize {
-    4
+    3
 }
 
 fn default_cores() -> usize {
@@ -311,27 +311,27 @@ mod tests {
     #[test]
     fn config_defaults_validation_and_frame_sizes() {
         let c = AcceleratorConfig::default();
-        assert_eq!((c.cores, c.stream_bits, c.lanes(), c.digits_per_step), (1, 256, 8, 4));
-        // k = 4 over 2048-bit moduli: m = 33 steps, S = 4·32 = 128 classic digits.
-        assert_eq!((c.fold_shape().steps, c.digits()), (33, 128));
+        assert_eq!((c.cores, c.stream_bits, c.lanes(), c.digits_per_step), (1, 256, 8, 3));
+        // k = 3 over 2048-bit moduli: m = ⌈2052/51⌉ + 2 = 43 steps, S = 3·42 = 126 classic digits.
+        assert_eq!((c.fold_shape().steps, c.digits()), (43, 126));
         assert_eq!(
             (c.cycles_per_fold_multiplication(), c.cycles_per_multiplication(), c.cycles_per_division()),
-            (68, 514, 486)
+            (88, 506, 486)
         );
-        assert_eq!((c.request_words(), c.result_words()), (257, 129));
-        assert_eq!(c.frame_layout().unwrap().request_beats, 33);
-        // The idle latency and the steady pace of one core at k = 4, measured in Verilator (`ecrt
+        assert_eq!((c.request_words(), c.result_words()), (253, 127));
+        assert_eq!(c.frame_layout().unwrap().request_beats, 32);
+        // The idle latency and the steady pace of one core at k = 3, measured in Verilator (`ecrt
         // bench --backend sim --key-bits 2048 --cores 1`; the accelerator's phe-vector test holds
         // the latency to the cycle), and at k = 8 by the same formula.
-        assert_eq!((c.latency_cycles(), c.cycles_per_decryption_per_core()), (87_949, 87_943));
+        assert_eq!((c.latency_cycles(), c.cycles_per_decryption_per_core()), (113_005, 113_005));
         let k8 = AcceleratorConfig { digits_per_step: 8, ..c.clone() };
         assert_eq!((k8.latency_cycles(), k8.cycles_per_decryption_per_core()), (50_430, 50_424));
-        assert_eq!(c.stream_cycles_per_decryption(), 33 * 9);
+        assert_eq!(c.stream_cycles_per_decryption(), 32 * 9);
         // The segmented schedule on the same multiplier: 2 multiplications per exponent bit (its
         // formula held to Verilator at 512 bits by the accelerator's tests).
         let segmented = AcceleratorConfig { schedule: ExponentSchedule::Segmented, window_bits: 1, ..c.clone() };
         assert_eq!(segmented.fold_multiplications_per_exponentiation(), 1 + 2 * 1024);
-        assert_eq!((segmented.latency_cycles(), segmented.cycles_per_decryption_per_core()), (141_941, 141_935));
+        assert_eq!((segmented.latency_cycles(), segmented.cycles_per_decryption_per_core()), (182_877, 182_877));
         assert_eq!(
             AcceleratorConfig { schedule: ExponentSchedule::Segmented, ..c.clone() }.validate(),
             Err(ConfigError::SegmentedWindowBits(5))
@@ -354,6 +354,6 @@ mod tests {
         // Manifests written before these fields existed still read.
         let old = r#"{"key_bits":1024,"limb_bits":17,"window_bits":4,"clock_mhz":100.0,"part":"x"}"#;
         let c: AcceleratorConfig = serde_json::from_str(old).unwrap();
-        assert_eq!((c.cores, c.stream_bits, c.digits_per_step, c.schedule), (1, 256, 4, ExponentSchedule::Windows));
+        assert_eq!((c.cores, c.stream_bits, c.digits_per_step, c.schedule), (1, 256, 3, ExponentSchedule::Windows));
     }
 }
