@@ -87,6 +87,7 @@ impl WindowPieces {
     }
 }
 
+/// Where one product's pieces go (the top piece: to the addends, by the product's index).
 struct Wiring {
     product: usize,
     mid_to: usize,

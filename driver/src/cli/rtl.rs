@@ -62,14 +62,14 @@ impl ScheduleArgs {
 #[derive(clap::Args, Clone)]
 pub struct TopArgs {
     /// Decryption cores behind the dispatcher and the collector.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = AcceleratorConfig::default().cores)]
     pub cores: usize,
     /// TDATA width of the AXI4-Stream ports: 64, 128, 256 or 512 bits.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = AcceleratorConfig::default().stream_bits)]
     pub stream_bits: usize,
     /// Limbs of the multiplier the exponentiation's folding multiplier consumes per step, 1 to 16:
     /// more is fewer cycles per multiplication for more DSP48E1s.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = AcceleratorConfig::default().digits_per_step)]
     pub digits_per_step: usize,
 }
 
