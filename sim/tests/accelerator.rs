@@ -276,10 +276,11 @@ fn bad_requests_get_error_results() {
     assert_eq!(sim.read_register(itf::REG_JOBS_FAILED).unwrap(), 6, "one error before the key, five after");
 }
 
-/// The register block reports the configuration the RTL was generated for.
+/// The register block reports the configuration the RTL was generated for: a non-default one,
+/// the segmented test's model.
 #[test]
 fn registers_report_the_configuration() {
-    let mut sim = build(1024, 2, 64);
+    let mut sim = build_config(&segmented(512));
     let config = sim.manifest().config.clone();
     let read = |sim: &mut AcceleratorSim, r| sim.read_register(r).unwrap();
     assert_eq!(read(&mut sim, itf::REG_ID), itf::ID_VALUE);
@@ -289,5 +290,7 @@ fn registers_report_the_configuration() {
     assert_eq!(read(&mut sim, itf::REG_DIGITS) as usize, config.digits());
     assert_eq!(read(&mut sim, itf::REG_WINDOW_BITS) as usize, config.window_bits);
     assert_eq!(read(&mut sim, itf::REG_STREAM_BITS) as usize, config.stream_bits);
+    assert_eq!(read(&mut sim, itf::REG_DIGITS_PER_STEP) as usize, config.digits_per_step);
+    assert_eq!(read(&mut sim, itf::REG_SCHEDULE), config.schedule.register_value());
     assert_eq!(read(&mut sim, itf::REG_STATUS) & itf::STATUS_KEY_VALID, 0);
 }

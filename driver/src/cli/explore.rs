@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', default_value = "2048")]
     key_bits: Vec<usize>,
     /// Limbs per step of the folding multiplier (k) to sweep.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8")]
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4,8")]
     digits_per_step: Vec<usize>,
     /// Exponent schedules to sweep: `windows` (each window width of --window-bits) and `segmented`.
     #[arg(long, value_delimiter = ',', default_value = "windows,segmented")]
