@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', default_value = "4,5,6")]
     window_bits: Vec<usize>,
     /// TDATA width of the stream ports.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = AcceleratorConfig::default().stream_bits)]
     stream_bits: usize,
     /// Where to write explore.json and pareto.svg.
     #[arg(long, default_value = "target/explore")]

@@ -14,16 +14,16 @@ use std::process::ExitCode;
 #[derive(clap::Args, Clone)]
 pub struct ConfigArgs {
     /// Bits of the Paillier modulus n (512 to 4096, a multiple of 64).
-    #[arg(long, default_value_t = 2048)]
+    #[arg(long, default_value_t = AcceleratorConfig::default().key_bits)]
     pub key_bits: usize,
     /// Bits of a multiplier digit (only 17 is implemented).
-    #[arg(long, default_value_t = 17)]
+    #[arg(long, default_value_t = AcceleratorConfig::default().limb_bits)]
     pub limb_bits: usize,
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     /// The accelerator's clock in MHz: the reference for reported times, and with `rtl --board` the
     /// clock the board makes for it.
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = AcceleratorConfig::default().clock_mhz)]
     pub clock_mhz: f64,
     #[command(flatten)]
     pub top: TopArgs,
