@@ -151,7 +151,7 @@ impl Decryptor {
             return ticket;
         }
         while self.failure.is_none() && self.outstanding.len() >= self.options.queue_depth {
-            self.pump();
+            self.pump(None);
         }
         if let Some(reason) = &self.failure {
             self.ready.insert(ticket, Err(ItemError::Lost(reason.clone())));
@@ -196,7 +196,26 @@ impl Decryptor {
             if self.next_out == self.next_ticket {
                 return None;
             }
-            self.pump();
+            self.pump(None);
+        }
+    }
+
+    /// The next completion in submission order, waiting at most `wait` for it: `None` when
+    /// nothing is pending or nothing came in time (then [`Decryptor::pending`] tells which). For
+    /// callers that must look up between waits, e.g. for an interrupt.
+    pub fn wait_next_for(&mut self, wait: Duration) -> Option<Completion> {
+        if let Some(done) = self.held.pop_front() {
+            return Some(done);
+        }
+        let wake = Instant::now() + wait;
+        loop {
+            if let Some(done) = self.take_ready() {
+                return Some(done);
+            }
+            if self.next_out == self.next_ticket || Instant::now() >= wake {
+                return None;
+            }
+            self.pump(Some(wake));
         }
     }
 
@@ -265,8 +284,9 @@ impl Decryptor {
         Some(Completion { ticket, result })
     }
 
-    /// Waits for the engine's next events, at most the stall timeout, and takes them in.
-    fn pump(&mut self) {
+    /// Waits for the engine's next events, at most the stall timeout (and at most until `wake`),
+    /// and takes them in.
+    fn pump(&mut self, wake: Option<Instant>) {
         if self.failure.is_some() {
             return;
         }
@@ -274,10 +294,15 @@ impl Decryptor {
         self.flush();
         // A timeout too long to add to an Instant is as good as none.
         let stall_deadline = self.options.timeout.and_then(|t| self.last_progress.checked_add(t));
-        match self.engine.recv(stall_deadline) {
+        let deadline = match (stall_deadline, wake) {
+            (Some(stall), Some(wake)) => Some(stall.min(wake)),
+            (stall, wake) => stall.or(wake),
+        };
+        match self.engine.recv(deadline) {
             Some(events) => self.absorb(events),
             None => {
-                if let (false, Some(timeout)) = (self.outstanding.is_empty(), self.options.timeout) {
+                let stalled = stall_deadline.is_some_and(|stall| Instant::now() >= stall);
+                if let (false, true, Some(timeout)) = (self.outstanding.is_empty(), stalled, self.options.timeout) {
                     self.fail(ItemError::Timeout(timeout).to_string(), Some(timeout));
                 }
             }

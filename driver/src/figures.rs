@@ -22,7 +22,7 @@
 //! schoolbook bound) are in docs/background.md, "Measures and targets".
 //!
 //! Regenerate the page after adding or replacing a record:
-//! `ECRT_UPDATE_DOCS=1 cargo test -p ecrt-driver --test figures`.
+//! `ECRT_UPDATE_DOCS=1 cargo test -p ecrt-driver --test integration figures::`.
 
 use anyhow::{bail, Context};
 use serde_json::Value;
@@ -38,6 +38,12 @@ const TARGET_HOST_US: f64 = 5.0;
 const TARGET_SIM_S: f64 = 2.0;
 /// Longest register-to-register logic path (Yosys sta, no routing), ns.
 const TARGET_LOGIC_NS: f64 = 5.0;
+/// The Python package on one thread, as a share of phe's time on the same ciphertexts.
+const TARGET_PYTHON_RATIO: f64 = 0.8;
+/// Throughput on two threads over one.
+const TARGET_TWO_THREAD_SCALING: f64 = 1.8;
+/// Opening a key, its checks included, ms.
+const TARGET_KEY_OPEN_MS: f64 = 20.0;
 
 /// What made a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,11 +62,21 @@ pub enum Kind {
     Host,
     /// `ecrt bench` (`scripts/bench`): the CPU backend against phe.
     Cpu,
+    /// `python -m ecrt.bench`: the Python package against phe, in one Python process.
+    Python,
 }
 
 impl Kind {
-    const ALL: [Kind; 7] =
-        [Kind::Accelerator, Kind::Explore, Kind::Estimate, Kind::ModExp, Kind::Multiplier, Kind::Host, Kind::Cpu];
+    const ALL: [Kind; 8] = [
+        Kind::Accelerator,
+        Kind::Explore,
+        Kind::Estimate,
+        Kind::ModExp,
+        Kind::Multiplier,
+        Kind::Host,
+        Kind::Cpu,
+        Kind::Python,
+    ];
 
     /// The name recorded.json uses.
     fn name(self) -> &'static str {
@@ -72,6 +88,7 @@ impl Kind {
             Kind::Explore => "explore",
             Kind::Host => "bench-xdma",
             Kind::Cpu => "bench-cpu",
+            Kind::Python => "bench-python",
         }
     }
 
@@ -88,6 +105,7 @@ impl Kind {
             _ if report.get("multiplications_per_exponentiation").is_some() => Some(Kind::ModExp),
             _ if report.get("multipliers").is_some() => Some(Kind::Multiplier),
             _ if report["tool"] == "ecrt explore" => Some(Kind::Explore),
+            _ if report["tool"] == "python -m ecrt.bench" => Some(Kind::Python),
             _ if report.get("verilog_sha256").is_some() => Some(Kind::Estimate),
             _ => None,
         }
@@ -102,6 +120,7 @@ impl Kind {
             Kind::Explore => "The configuration space",
             Kind::Host => "Host overhead",
             Kind::Cpu => "The CPU backend against phe",
+            Kind::Python => "The Python package against phe",
         }
     }
 
@@ -138,6 +157,12 @@ impl Kind {
             Kind::Cpu => {
                 "`scripts/bench` (`ecrt bench --backend cpu`): median passes over the same ciphertexts, \
                  interleaved, in one run; ratios below 1 mean ecrt is faster."
+            }
+            Kind::Python => {
+                "`python -m ecrt.bench`: in one Python process, on the same ciphertexts, interleaved passes of \
+                 phe's `[private_key.decrypt(x) for x in xs]` and of `ecrt.Decryptor(...).decrypt(xs)` on one \
+                 thread and on all (the cpu backend), every pass's values checked against phe's; ratios below 1 \
+                 mean ecrt is faster. Opening a key includes its checks (p·q = n, p ≠ q, both prime)."
             }
         }
     }
@@ -873,6 +898,58 @@ fn cpu_rows(r: &Value) -> Vec<Row> {
     if let Some(v) = get(r, "thread_scaling") {
         rows.push(row("thread scaling", format!("{}×", dec(v, 2))));
     }
+    if let Some(v) = get(r, "key_open_ms") {
+        let target = format!("≤ {TARGET_KEY_OPEN_MS} ms: {}", against(v, TARGET_KEY_OPEN_MS, true));
+        rows.push(with_target("opening the key file (`ecrt decrypt`'s start)", format!("{} ms", dec(v, 1)), target));
+    }
+    rows
+}
+
+fn python_rows(r: &Value) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let threads = get(r, "threads");
+    let setup: Vec<String> = [
+        get(r, "key_bits").map(|v| format!("{}-bit key", bits(v))),
+        get(r, "count").zip(get(r, "rounds")).map(|(c, n)| format!("{} ciphertexts × {} rounds", int(c), int(n))),
+        threads.map(|v| format!("{} threads", int(v))),
+        r["gmpy2"].as_bool().map(|g| if g { "phe with gmpy2".to_string() } else { "phe without gmpy2".into() }),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !setup.is_empty() {
+        rows.push(row("setup", setup.join(", ")));
+    }
+    let all = threads.map(|t| format!("ecrt_{}_threads", int(t))).unwrap_or_default();
+    for (key, label) in
+        [("phe", "phe decrypt"), ("ecrt_1_thread", "ecrt.Decryptor, one thread"), (&all, "ecrt.Decryptor, all threads")]
+    {
+        if let Some(v) = get(r, &format!("per_decryption_us.{key}")) {
+            rows.push(row(&format!("{label}, µs per decryption"), dec(v, 1)));
+        }
+    }
+    if let Some(v) = get(r, "ratio_ecrt_1_thread_to_phe") {
+        let target = format!("≤ {TARGET_PYTHON_RATIO}: {}", against(v, TARGET_PYTHON_RATIO, true));
+        rows.push(with_target("ecrt.Decryptor, one thread / phe decrypt", dec(v, 3), target));
+    }
+    if let Some(v) = get(r, "ratio_ecrt_all_threads_to_phe") {
+        rows.push(row("ecrt.Decryptor, all threads / phe decrypt", dec(v, 3)));
+    }
+    if let Some(v) = get(r, "thread_scaling") {
+        let two = threads.is_some_and(|t| t.lo == 2.0);
+        let target = if two {
+            format!("≥ {TARGET_TWO_THREAD_SCALING}×: {}", against(v, TARGET_TWO_THREAD_SCALING, false))
+        } else {
+            String::new()
+        };
+        rows.push(with_target("throughput, all threads / one", format!("{}×", dec(v, 2)), target));
+    }
+    for (key, label) in [("phe_object", "from a phe PaillierPrivateKey"), ("jwk_file", "from a JWK file")] {
+        if let Some(v) = get(r, &format!("key_open_ms.{key}")) {
+            let target = format!("≤ {TARGET_KEY_OPEN_MS} ms: {}", against(v, TARGET_KEY_OPEN_MS, true));
+            rows.push(with_target(&format!("opening a key {label}"), format!("{} ms", dec(v, 1)), target));
+        }
+    }
     rows
 }
 
@@ -885,6 +962,7 @@ fn rows(r: &Record) -> Vec<Row> {
         Kind::Explore => explore_rows(&r.report),
         Kind::Host => host_rows(&r.report),
         Kind::Cpu => cpu_rows(&r.report),
+        Kind::Python => python_rows(&r.report),
     };
     rows.extend(r.extra.iter().map(|(figure, value)| row(figure, value.clone())));
     rows
@@ -897,7 +975,7 @@ fn cell(text: &str) -> String {
 
 /// The figures the README and docs/architecture.md point to: (kind, row), each taken from the
 /// first 2048-bit record of its kind that has it.
-const SUMMARY: [(Kind, &str); 14] = [
+const SUMMARY: [(Kind, &str); 16] = [
     (Kind::Accelerator, "latency, idle pipeline, first input beat to last output beat"),
     (Kind::Accelerator, "cycles per decryption, steady state, per core"),
     (Kind::Accelerator, "DSP48E1 / LUT / FF / LUTRAM / BRAM36 (Yosys estimate)"),
@@ -912,6 +990,8 @@ const SUMMARY: [(Kind, &str); 14] = [
     (Kind::ModExp, "cycles per folding multiplication (either slot)"),
     (Kind::Host, "driver CPU time per decryption (user + system)"),
     (Kind::Cpu, "ecrt eCRT, one thread / phe decrypt"),
+    (Kind::Python, "ecrt.Decryptor, one thread / phe decrypt"),
+    (Kind::Python, "opening a key from a JWK file"),
 ];
 
 /// Renders the page.
@@ -924,7 +1004,7 @@ pub fn render_records(records: &[Record]) -> String {
     line("# Measured figures");
     line("");
     line("<!-- Generated from docs/figures/ by driver/src/figures.rs: do not edit. Regenerate:");
-    line("     ECRT_UPDATE_DOCS=1 cargo test -p ecrt-driver --test figures -->");
+    line("     ECRT_UPDATE_DOCS=1 cargo test -p ecrt-driver --test integration figures:: -->");
     line("");
     line(
         "Every measured figure of ecrt, rendered from the records in [figures/](figures/): each \
@@ -1050,6 +1130,7 @@ mod tests {
         assert_eq!(Kind::of_report(&serde_json::json!({"backend": "sim"})), Some(Kind::Accelerator));
         assert_eq!(Kind::of_report(&serde_json::json!({"backend": "xdma"})), Some(Kind::Host));
         assert_eq!(Kind::of_report(&serde_json::json!({"backend": "cpu"})), Some(Kind::Cpu));
+        assert_eq!(Kind::of_report(&serde_json::json!({"tool": "python -m ecrt.bench"})), Some(Kind::Python));
         assert_eq!(Kind::of_report(&serde_json::json!({"multiplications_per_exponentiation": 1})), Some(Kind::ModExp));
         assert_eq!(Kind::of_report(&serde_json::json!({"multipliers": []})), Some(Kind::Multiplier));
         assert_eq!(Kind::of_report(&serde_json::json!({"verilog_sha256": "ab"})), Some(Kind::Estimate));

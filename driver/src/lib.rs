@@ -24,6 +24,7 @@ pub mod engine;
 pub mod figures;
 pub mod item;
 pub mod jsonl;
+pub mod key_file;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod xdma;

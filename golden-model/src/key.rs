@@ -4,7 +4,7 @@
 //! As in rust-paillier, only (p, q) are ever serialised; everything else is derived here and the
 //! derivation validates p·q = n, p ≠ q, primality, |p| = |q| and gcd(n, (p−1)(q−1)) = 1.
 
-use crate::prime::{is_probable_prime, mod_inverse, random_prime, MILLER_RABIN_ROUNDS};
+use crate::prime::{is_probable_prime, mod_inverse, random_prime, random_prime_rounds};
 use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::One;
@@ -144,8 +144,22 @@ impl PrivateKey {
     }
 
     /// A private key from its primes and the public modulus they must multiply to (a JWK carries
-    /// both), validated.
+    /// both), validated. The primality test takes the rounds for primes a key generator drew
+    /// ([`random_prime_rounds`]: four for 1024-bit primes) rather than the 64 for adversarial
+    /// inputs.
     pub fn from_primes_and_modulus(p: BigUint, q: BigUint, n: &BigUint) -> Result<Self, KeyError> {
+        let mut rng = rand::thread_rng();
+        Self::from_primes_and_modulus_tested(p, q, n, |x, rounds| is_probable_prime(x, rounds, &mut rng))
+    }
+
+    /// [`from_primes_and_modulus`](Self::from_primes_and_modulus) with another Miller–Rabin
+    /// implementation: `is_probable_prime(x, rounds)` (the driver's runs on OpenSSL's arithmetic).
+    pub fn from_primes_and_modulus_tested(
+        p: BigUint,
+        q: BigUint,
+        n: &BigUint,
+        mut is_probable_prime: impl FnMut(&BigUint, usize) -> bool,
+    ) -> Result<Self, KeyError> {
         let (p, q) = (Secret(p), Secret(q));
         if &(p.expose() * q.expose()) != n {
             return Err(KeyError::ModulusMismatch);
@@ -157,9 +171,8 @@ impl PrivateKey {
         if p_bits != q_bits {
             return Err(KeyError::UnequalLengths { p_bits, q_bits });
         }
-        let mut rng = rand::thread_rng();
         for (name, factor) in [("p", &p), ("q", &q)] {
-            if !is_probable_prime(factor.expose(), MILLER_RABIN_ROUNDS, &mut rng) {
+            if !is_probable_prime(factor.expose(), random_prime_rounds(p_bits)) {
                 return Err(KeyError::NotPrime(name));
             }
         }
@@ -186,9 +199,9 @@ impl PrivateKey {
         let t_p = (&h_p * qq * &q_inv_p) % n;
         let t_q = (&h_q * pp * &p_inv_q) % n;
         let lambda = (pp - 1u32).lcm(&(qq - 1u32));
-        let g = n + 1u32;
-        let g_lambda = g.modpow(&lambda, public.n_squared());
-        let mu = inverse(&((g_lambda - 1u32) / n), n);
+        // g^λ = (1 + n)^λ ≡ 1 + λ·n (mod n²) by the binomial theorem, so L(g^λ mod n²) = λ mod n:
+        // no exponentiation.
+        let mu = inverse(&(&lambda % n), n);
         PrivateKey {
             p_squared: Secret(pp * pp),
             q_squared: Secret(qq * qq),
@@ -339,6 +352,9 @@ mod tests {
         assert_eq!(key.t_q() % q, key.h_q() % q);
         assert_eq!(key.t_q() % p, BigUint::from(0u32));
         assert_eq!((key.p() * key.p_inv_q()) % q, BigUint::one());
+        // μ = L(g^λ mod n²)^(−1) mod n, computed here the long way.
+        let g_lambda = (n + 1u32).modpow(key.lambda(), key.public().n_squared());
+        assert_eq!((((g_lambda - 1u32) / n) * key.mu()) % n, BigUint::one());
         assert_eq!(format!("{key:?}"), "PrivateKey(256 bits)");
     }
 

@@ -102,6 +102,16 @@ pub fn read_public_key(text: &str) -> Result<PublicKey, KeyFileError> {
 /// Reads pheutil's private JWK (`pheutil genpkey`): checks what pheutil checks, then that
 /// pub.n = p·q and every other key property (see [`PrivateKey::from_primes_and_modulus`]).
 pub fn read_private_key(text: &str) -> Result<PrivateKey, KeyFileError> {
+    let mut rng = rand::thread_rng();
+    read_private_key_tested(text, |x, rounds| crate::prime::is_probable_prime(x, rounds, &mut rng))
+}
+
+/// [`read_private_key`] with another Miller–Rabin implementation (see
+/// [`PrivateKey::from_primes_and_modulus_tested`]).
+pub fn read_private_key_tested(
+    text: &str,
+    is_probable_prime: impl FnMut(&BigUint, usize) -> bool,
+) -> Result<PrivateKey, KeyFileError> {
     let value = parse_json(text)?;
     if !value.is_object() {
         return Err(KeyFileError::NotPheJwk("it is not a JSON object"));
@@ -124,7 +134,7 @@ pub fn read_private_key(text: &str) -> Result<PrivateKey, KeyFileError> {
     if p.bits() > public.bits() || q.bits() > public.bits() {
         return Err(KeyError::ModulusMismatch.into());
     }
-    Ok(PrivateKey::from_primes_and_modulus(p, q, public.n())?)
+    Ok(PrivateKey::from_primes_and_modulus_tested(p, q, public.n(), is_probable_prime)?)
 }
 
 fn public_jwk(key: &PublicKey, kid: &str) -> Value {

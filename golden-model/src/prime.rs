@@ -8,6 +8,24 @@ use rand::{CryptoRng, Rng, RngCore};
 /// Miller–Rabin rounds: an error probability below 4^-64 for any input, adversarial or not.
 pub const MILLER_RABIN_ROUNDS: usize = 64;
 
+/// Miller–Rabin rounds that bound by 2^-100 the chance that a composite of `bits` bits passes, when
+/// the number was drawn at random as a key generator draws its primes: the smallest t with
+/// Damgård, Landrock and Pomerance's bound k^(3/2) · 2^t · t^(−1/2) · 4^(2 − √(tk)) ≤ 2^-100
+/// ("Average case error estimates for the strong probable prime test", Math. Comp. 61, 1993,
+/// Theorem 2; it holds for 3 ≤ t ≤ k/9). Four rounds at 1024 bits, eight at 512.
+///
+/// This is the test for a key file its owner made: the check catches a wrong or damaged file, and
+/// whoever could craft a composite p into it holds the key anyway. [`MILLER_RABIN_ROUNDS`] is for
+/// numbers an adversary may have chosen; below 100 bits, where the bound does not reach 2^-100,
+/// it is used too.
+pub fn random_prime_rounds(bits: u64) -> usize {
+    let k = bits as f64;
+    let log2_bound = |t: f64| 1.5 * k.log2() + t - 0.5 * t.log2() + 2.0 * (2.0 - (t * k).sqrt());
+    (3..=MILLER_RABIN_ROUNDS)
+        .find(|&t| t as f64 <= k / 9.0 && log2_bound(t as f64) <= -100.0)
+        .unwrap_or(MILLER_RABIN_ROUNDS)
+}
+
 /// Odd primes below 2,000, for trial division before the expensive test.
 fn small_primes() -> &'static [u32] {
     static PRIMES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();
@@ -130,6 +148,17 @@ mod tests {
         // 2^127 − 1 is a Mersenne prime.
         let m127 = (BigUint::one() << 127u32) - 1u32;
         assert!(is_probable_prime(&m127, 16, &mut rng));
+    }
+
+    #[test]
+    fn random_prime_rounds_follow_the_average_case_bound() {
+        // Values of the bound worked by hand: the rounds fall as the primes grow.
+        assert_eq!(random_prime_rounds(1024), 4);
+        assert_eq!(random_prime_rounds(512), 8);
+        assert_eq!(random_prime_rounds(1536), 3);
+        assert_eq!(random_prime_rounds(32), MILLER_RABIN_ROUNDS);
+        let rounds: Vec<usize> = (6..=13).map(|e| random_prime_rounds(1 << e)).collect();
+        assert!(rounds.windows(2).all(|w| w[1] <= w[0]), "{rounds:?}");
     }
 
     #[test]

@@ -1,86 +1,13 @@
-//! The files the command reads and writes, with the limits a careless or hostile input needs: key
-//! files are small regular files, keys are of a supported size, private keys are written 0600 and
-//! replace nothing without `--force`, inputs stream.
+//! The files the command writes and streams, with the limits a careless or hostile input needs:
+//! private keys are written 0600 and replace nothing without `--force`, inputs stream. Key files
+//! are read by the library's [`ecrt_driver::key_file`].
 
 use anyhow::{bail, ensure, Context};
-use ecrt_driver::xdma::nodes::file_kind;
-use ecrt_golden::phe_format::{read_private_key, read_public_key, KeyFileError};
-use ecrt_golden::{PrivateKey, PublicKey};
+pub use ecrt_driver::key_file::{read_private_key_file, read_public_key_file};
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
-use std::ops::RangeInclusive;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-
-/// The largest key file read: an 8192-bit private JWK takes about 3 KB.
-pub const MAX_KEY_FILE_BYTES: u64 = 1 << 20;
-/// Bits of n that `decrypt` and `encrypt` take: phe's sizes (1024 to 3072) and room around them.
-/// Checked before any primality test or exponentiation, whose cost grows with the size.
-pub const SUPPORTED_KEY_BITS: RangeInclusive<u64> = 512..=ecrt_golden::key::MAX_KEY_BITS;
-
-/// The text of a key file: a regular file of at most [`MAX_KEY_FILE_BYTES`]. Opened without
-/// blocking, so that a FIFO with no writer is refused rather than waited on.
-pub fn read_key_file(path: &Path) -> anyhow::Result<String> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let metadata = file.metadata().with_context(|| format!("cannot read {}", path.display()))?;
-    ensure!(metadata.is_file(), "{} is {}, not a key file (a regular file)", path.display(), file_kind(&metadata));
-    let mut bytes = Vec::new();
-    file.take(MAX_KEY_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    ensure!(
-        bytes.len() as u64 <= MAX_KEY_FILE_BYTES,
-        "{} is larger than {} KiB: not a key file",
-        path.display(),
-        MAX_KEY_FILE_BYTES >> 10
-    );
-    // Never quote the bytes: a private key file holds p and q.
-    String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{} is not UTF-8 text: not a key file", path.display()))
-}
-
-/// Refuses a modulus outside [`SUPPORTED_KEY_BITS`], saying which sizes are supported.
-pub fn check_key_size(bits: u64) -> anyhow::Result<()> {
-    ensure!(SUPPORTED_KEY_BITS.contains(&bits), size_error(bits));
-    Ok(())
-}
-
-fn size_error(bits: u64) -> anyhow::Error {
-    let (low, high) = (SUPPORTED_KEY_BITS.start(), SUPPORTED_KEY_BITS.end());
-    anyhow::anyhow!("the key's modulus n has {bits} bits; ecrt supports keys of {low} to {high} bits")
-}
-
-/// The public key of a key file (public or private), of a supported size.
-fn public_key_of(text: &str) -> anyhow::Result<PublicKey> {
-    match read_public_key(text) {
-        Ok(public) => check_key_size(public.bits()).map(|_| public),
-        Err(KeyFileError::TooLarge { bits }) => Err(size_error(bits)),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// A public key from a pheutil JWK file (the public half of a private key file also does).
-pub fn read_public_key_file(path: &Path) -> anyhow::Result<PublicKey> {
-    let text = read_key_file(path)?;
-    public_key_of(&text).with_context(|| format!("cannot use key file {}", path.display()))
-}
-
-/// A private key from a pheutil JWK file; its size is checked before its primes are.
-pub fn read_private_key_file(path: &Path) -> anyhow::Result<PrivateKey> {
-    let text = read_key_file(path)?;
-    let parse = || -> anyhow::Result<PrivateKey> {
-        match read_public_key(&text) {
-            Ok(public) => check_key_size(public.bits())?,
-            Err(KeyFileError::TooLarge { bits }) => return Err(size_error(bits)),
-            Err(_) => {} // read_private_key names what is wrong
-        }
-        Ok(read_private_key(&text)?)
-    };
-    parse().with_context(|| format!("cannot use key file {}", path.display()))
-}
 
 /// Whether two paths name the same file: the same inode when both exist, else the same place.
 pub fn same_file(a: &Path, b: &Path) -> bool {
@@ -171,38 +98,6 @@ pub fn open_output(path: Option<&Path>, input: Option<&Path>) -> anyhow::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn key_files_must_be_small_regular_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let big = dir.path().join("big");
-        std::fs::write(&big, vec![b' '; MAX_KEY_FILE_BYTES as usize + 1]).unwrap();
-        let message = format!("{:#}", read_key_file(&big).unwrap_err());
-        assert!(message.contains("larger than 1024 KiB"), "{message}");
-        let message = format!("{:#}", read_key_file(Path::new("/dev/zero")).unwrap_err());
-        assert!(message.contains("a character device, not a key file"), "{message}");
-        let message = format!("{:#}", read_key_file(dir.path()).unwrap_err());
-        assert!(message.contains("a directory"), "{message}");
-        // A FIFO with no writer: refused at once, not waited on.
-        let fifo = dir.path().join("fifo");
-        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
-        let message = format!("{:#}", read_key_file(&fifo).unwrap_err());
-        assert!(message.contains("a FIFO, not a key file"), "{message}");
-        let binary = dir.path().join("binary");
-        std::fs::write(&binary, [b'{', 0xff, b'}']).unwrap();
-        assert!(format!("{:#}", read_key_file(&binary).unwrap_err()).contains("not UTF-8"));
-    }
-
-    #[test]
-    fn key_sizes_are_checked_with_the_range_in_the_message() {
-        for bits in [511, 8193, 332_200] {
-            let message = check_key_size(bits).unwrap_err().to_string();
-            assert!(message.contains(&format!("{bits} bits")) && message.contains("512 to 8192 bits"), "{message}");
-        }
-        assert!(check_key_size(512).is_ok() && check_key_size(8192).is_ok());
-    }
 
     #[test]
     fn atomic_writes_set_the_mode_and_refuse_to_replace_without_force() {

@@ -1,5 +1,5 @@
 # Stand-ins for the Vivado commands that vivado/build.tcl and vivado/program.tcl call, so that plain
-# tclsh can run them (hdl/tests/board.rs). Not Vivado: each stand-in checks its arguments and the
+# tclsh can run them (hdl/tests/integration/board.rs). Not Vivado: each stand-in checks its arguments and the
 # files it is given, models the little the scripts read back (IP properties, clock periods, slacks),
 # and logs what it did. They check that the scripts parse, call the commands they need in order,
 # refer only to files that exist, and that the constraints name ports, cells, pins and nets the

@@ -1,6 +1,6 @@
 //! `ecrt rtl --board`: the board design next to the accelerator, the board's stream width and part,
 //! and the refusals (a conflicting --stream-bits, a clock the MMCM cannot make, an unknown board).
-//! The design itself is checked in hdl/tests/board.rs (lint, elaboration, simulation, TCL).
+//! The design itself is checked in hdl/tests/integration/board.rs (lint, elaboration, simulation, TCL).
 
 use ecrt_hdl::board::{self, Board};
 use ecrt_hdl::emit::{Manifest, MANIFEST_FILE};

@@ -186,8 +186,10 @@ fn sim_backend_matches_the_cpu_backend() {
     let dir = tempfile::tempdir().unwrap();
     let file = fixture(1024);
     let key = write(dir.path(), "key.jwk", &file["private_key"].to_string());
-    let mut input: String =
-        file["cases"].as_array().unwrap().iter().map(|c| c["ciphertext"].to_string() + "\n").collect();
+    // Ints and floats (cases 9 and 10); every vector goes through the same model in ecrt-sim's
+    // accelerator tests.
+    let cases = file["cases"].as_array().unwrap();
+    let mut input: String = [0, 1, 9, 10].iter().map(|&i| cases[i]["ciphertext"].to_string() + "\n").collect();
     input.push_str("{\"v\": \"0\", \"e\": 0}\n");
     let cpu = ecrt(&["decrypt", "--key", &key], &input);
     // Two cores on 256-bit streams: the model the accelerator's and the emulator's tests share,

@@ -1,6 +1,6 @@
 //! The hierarchical estimate against the flat one on the real accelerator, and the default
 //! configuration's logic delay. Slow (flat Yosys runs of whole accelerators): ignored by default,
-//! run by `scripts/test --full` or `cargo test -p ecrt-sim --test estimate_methods -- --ignored`.
+//! run by `scripts/test --full` or `cargo test -p ecrt-sim --test integration estimate_methods:: -- --ignored`.
 
 use std::time::Instant;
 

@@ -8,8 +8,7 @@ use num_bigint::{BigUint, RandBigInt};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-mod common;
-use common::opts;
+use crate::common::opts;
 
 const ADDER: &str = r#"
 module top(clock,a,b,s);

@@ -65,7 +65,7 @@ fn xdma_defines(built: &Built) -> [String; 2] {
 #[test]
 fn board_tops_lint_clean_in_verilator() {
     for built in [vc709_mmcm("lint-vc709"), vc707_shared("lint-vc707")] {
-        // The accelerator's own warnings are tests/lint.rs's business (docs/lint.md): here, none of
+        // The accelerator's own warnings are lint.rs's business (docs/lint.md): here, none of
         // the board's files may warn.
         let waivers = built.dir.join("accelerator_waivers.vlt");
         let accelerator = &built.manifest.verilog;
@@ -435,7 +435,7 @@ fn board_top_matches_its_snapshot() {
     let expected = fs::read_to_string(&snapshot).unwrap_or_default();
     assert!(
         top == expected,
-        "the VC709 board top changed: review {} against {}, then `ECRT_UPDATE_SNAPSHOTS=1 cargo test -p ecrt-hdl --test board`",
+        "the VC709 board top changed: review {} against {}, then `ECRT_UPDATE_SNAPSHOTS=1 cargo test -p ecrt-hdl --test integration board::`",
         built.dir.join(board::TOP_FILE).display(),
         snapshot.display()
     );

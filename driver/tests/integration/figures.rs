@@ -15,7 +15,7 @@ fn figures_page_is_current() {
     assert!(
         committed == text,
         "{} is not what figures::render makes of docs/figures/: regenerate it with \
-         `ECRT_UPDATE_DOCS=1 cargo test -p ecrt-driver --test figures`",
+         `ECRT_UPDATE_DOCS=1 cargo test -p ecrt-driver --test integration figures::`",
         path.display()
     );
 }

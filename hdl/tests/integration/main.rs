@@ -1,0 +1,5 @@
+//! The crate's integration tests, one module per subject, in one binary: the test harness
+//! runs them in parallel with one another, and the crate's dependencies are linked once.
+
+mod board;
+mod lint;

@@ -1,0 +1,302 @@
+"""Offload python-paillier (``phe``) decryptions to the ecrt accelerator, its simulator, or the CPU.
+
+>>> import phe, ecrt
+>>> public, private = phe.generate_paillier_keypair(n_length=2048)
+>>> xs = [public.encrypt(v) for v in (3, -7, 2.5)]
+>>> with ecrt.Decryptor(private) as decryptor:
+...     decryptor.decrypt(xs)
+[3, -7, 2.5]
+
+:class:`Decryptor` opens a key in a backend once and decrypts batches with the GIL released, on
+every thread the backend has. Values are those ``PaillierPrivateKey.decrypt`` returns, ints and
+floats alike. A batch with bad items raises :class:`BatchError`, which carries every good result
+and the index and reason of every bad item (or, with ``errors="none"``, gives ``None`` in their
+place). phe, numpy and tqdm are optional: the package takes phe's objects when phe is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+from ._ecrt import MAX_QUEUE_DEPTH, DeviceError, _Decryptor
+
+__all__ = [
+    "BatchError",
+    "Decryptor",
+    "DeviceError",
+    "EcrtError",
+    "ItemError",
+    "decrypt",
+    "MAX_QUEUE_DEPTH",
+    "PROGRESS_THRESHOLD",
+]
+
+#: Batches of at least this many items show a progress bar (with tqdm installed, on a terminal).
+PROGRESS_THRESHOLD = 2048
+
+KeySource = Union["os.PathLike[str]", str, Any]
+
+
+class EcrtError(Exception):
+    """Base class of the errors this package defines (:class:`DeviceError` is a RuntimeError)."""
+
+
+class ItemError(NamedTuple):
+    """One bad item of a batch: its index, why it failed, and the exception it stands for."""
+
+    index: int
+    reason: str
+    exception: BaseException
+
+
+class BatchError(EcrtError):
+    """Some items of a batch could not be decrypted; nothing is lost.
+
+    ``errors`` lists each bad item (:class:`ItemError`: index, reason, exception) and ``results``
+    holds one entry per item, the value for a good one and ``None`` for a bad one. The exception of
+    an item is the one phe would raise for it where phe has one (``OverflowError`` with phe's
+    message for an encoding overflow, ``ValueError`` for a number under another key, ``TypeError``
+    for an object that is not an ``EncryptedNumber``); a device's failure is a :class:`DeviceError`.
+    """
+
+    def __init__(self, errors: List[ItemError], results: List[Any]) -> None:
+        self.errors = errors
+        self.results = results
+        shown = "; ".join(f"item {e.index}: {type(e.exception).__name__}: {e.reason}" for e in errors[:5])
+        more = f"; and {len(errors) - 5} more" if len(errors) > 5 else ""
+        super().__init__(f"{len(errors)} of {len(results)} items failed: {shown}{more}")
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (type(self), (self.errors, self.results))
+
+
+_EXCEPTIONS = {
+    "ValueError": ValueError,
+    "TypeError": TypeError,
+    "OverflowError": OverflowError,
+    "DeviceError": DeviceError,
+}
+
+
+def _phe() -> Any:
+    try:
+        import phe  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return phe
+
+
+class Decryptor:
+    """A Paillier private key opened in a backend, ready to decrypt batches.
+
+    Args:
+        private_key: a phe ``PaillierPrivateKey``, or the path of a JWK private key file (pheutil's
+            ``genpkey`` or ``ecrt keygen``). The key is validated (p·q = n, p ≠ q, both prime).
+        backend: ``"cpu"`` (OpenSSL's constant-time exponentiation on the host's threads), ``"sim"``
+            (the accelerator's Verilator model, built on first use and cached) or ``"xdma"`` (the
+            accelerator behind Xilinx's XDMA driver).
+        threads: CPU threads (cpu backend); all of the machine's by default.
+        device: the XDMA nodes' prefix (xdma backend), ``/dev/xdma0`` by default.
+        queue_depth: most ciphertexts in flight at the backend.
+        timeout: seconds to wait for the next result before the device is declared stalled (xdma
+            backend; ``None`` or 0 waits forever).
+        cores: the simulated accelerator's cores (sim backend).
+
+    Raises:
+        ValueError: the key is invalid, or an option is out of range.
+        DeviceError: the backend cannot be used (no device, a bitstream for another key size, a
+            device another process holds, a failed Verilator build).
+
+    A context manager: ``with ecrt.Decryptor(key) as d: ...`` closes it on exit. Neither its repr
+    nor any error shows the key's secrets.
+    """
+
+    def __init__(
+        self,
+        private_key: KeySource,
+        backend: str = "cpu",
+        *,
+        threads: Optional[int] = None,
+        device: Optional[Union[str, "os.PathLike[str]"]] = None,
+        queue_depth: int = 256,
+        timeout: Optional[float] = 30.0,
+        cores: Optional[int] = None,
+    ) -> None:
+        if isinstance(private_key, (str, os.PathLike)):
+            key: dict = {"key_file": os.fspath(private_key)}
+            self._public_key = None
+        else:
+            try:
+                key = {"primes": (private_key.public_key.n, private_key.p, private_key.q)}
+            except AttributeError:
+                raise TypeError(
+                    "private_key must be a phe PaillierPrivateKey or the path of a JWK key file, "
+                    f"not {type(private_key).__name__}"
+                ) from None
+            self._public_key = private_key.public_key
+        self._inner = _Decryptor(
+            **key,
+            backend=backend,
+            threads=threads,
+            device=None if device is None else os.fspath(device),
+            queue_depth=queue_depth,
+            timeout=None if backend != "xdma" else timeout,
+            cores=cores,
+        )
+        self._threads = threads
+
+    @property
+    def n(self) -> int:
+        """The public modulus."""
+        return self._inner.n
+
+    @property
+    def public_key(self) -> Any:
+        """The phe ``PaillierPublicKey`` of the key (needs phe)."""
+        if self._public_key is None:
+            phe = _phe()
+            if phe is None:
+                raise ImportError("public_key needs python-paillier: pip install phe")
+            self._public_key = phe.PaillierPublicKey(self.n)
+        return self._public_key
+
+    @property
+    def backend(self) -> str:
+        """The backend's name: ``"cpu"``, ``"sim"`` or ``"xdma"``."""
+        return self._inner.backend
+
+    @property
+    def closed(self) -> bool:
+        return self._inner.closed
+
+    def decrypt(
+        self, numbers: Iterable[Any], *, errors: str = "raise", progress: Optional[bool] = None
+    ) -> List[Union[int, float, None]]:
+        """Decrypts phe ``EncryptedNumber`` objects: what ``PaillierPrivateKey.decrypt`` returns
+        for each, an ``int`` or a ``float``, in order.
+
+        Args:
+            numbers: an iterable of ``EncryptedNumber``, all under this key.
+            errors: ``"raise"`` raises :class:`BatchError` if any item fails; ``"none"`` gives
+                ``None`` in its place.
+            progress: show a tqdm progress bar; by default on batches of at least
+                :data:`PROGRESS_THRESHOLD` items when stderr is a terminal and tqdm is installed.
+
+        The GIL is released while the backend works; Ctrl-C stops the batch with
+        ``KeyboardInterrupt`` and leaves the decryptor usable.
+        """
+        items = list(numbers)
+        ciphertexts: List[Optional[int]] = []
+        exponents: List[int] = []
+        refused: List[Tuple[int, BaseException]] = []
+        n = self.n
+        for i, x in enumerate(items):
+            try:
+                if x.public_key.n != n:
+                    raise ValueError("encrypted_number was encrypted against a different key!")
+                ciphertexts.append(x.ciphertext(be_secure=False))
+                exponents.append(x.exponent)
+            except AttributeError:
+                refused.append((i, TypeError(f"Expected encrypted_number to be an EncryptedNumber not: {type(x)}")))
+                ciphertexts.append(None)
+                exponents.append(0)
+            except ValueError as e:
+                refused.append((i, e))
+                ciphertexts.append(None)
+                exponents.append(0)
+        return self._run(ciphertexts, exponents, refused, errors, progress)
+
+    def raw_decrypt(
+        self, ints: Iterable[int], *, errors: str = "raise", progress: Optional[bool] = None
+    ) -> List[Optional[int]]:
+        """Decrypts raw ciphertexts (ints 0 < c < n²) to raw plaintexts (ints mod n), as phe's
+        ``PaillierPrivateKey.raw_decrypt``; ``errors`` and ``progress`` as for :meth:`decrypt`."""
+        return self._run(list(ints), None, [], errors, progress)
+
+    def decrypt_numpy(self, array: Any, *, errors: str = "raise", progress: Optional[bool] = None) -> Any:
+        """:meth:`decrypt` for a numpy object array of ``EncryptedNumber``: an object array of the
+        same shape (needs numpy). With ``errors="none"``, bad items are ``None``."""
+        try:
+            import numpy as np
+        except ImportError:
+            raise ImportError("decrypt_numpy needs numpy: pip install numpy") from None
+        array = np.asarray(array, dtype=object)
+        values = self.decrypt(array.ravel().tolist(), errors=errors, progress=progress)
+        out = np.empty(len(values), dtype=object)
+        out[:] = values
+        return out.reshape(array.shape)
+
+    def _run(
+        self,
+        ciphertexts: List[Any],
+        exponents: Optional[List[int]],
+        refused: Sequence[Tuple[int, BaseException]],
+        errors: str,
+        progress: Optional[bool],
+    ) -> List[Any]:
+        if errors not in ("raise", "none"):
+            raise ValueError(f'errors must be "raise" or "none", not {errors!r}')
+        bar = _progress_bar(len(ciphertexts), progress)
+        try:
+            report = None if bar is None else _reporter(bar)
+            results = self._inner.run(ciphertexts, exponents, report)
+        finally:
+            if bar is not None:
+                bar.close()
+        failures = {i: e for i, e in refused}
+        for i, r in enumerate(results):
+            if type(r) is tuple:
+                kind, reason = r
+                if i not in failures:
+                    failures[i] = _EXCEPTIONS[kind](reason)
+                results[i] = None
+        if failures and errors == "raise":
+            bad = [ItemError(i, str(e), e) for i, e in sorted(failures.items())]
+            raise BatchError(bad, results)
+        return results
+
+    def close(self) -> None:
+        """Waits for the items in flight and releases the backend. Idempotent."""
+        self._inner.close()
+
+    def __enter__(self) -> "Decryptor":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<ecrt.Decryptor backend={self.backend!r} key_bits={self.n.bit_length()} {state}>"
+
+
+def decrypt(private_key: KeySource, numbers: Iterable[Any], **options: Any) -> List[Any]:
+    """One-off :meth:`Decryptor.decrypt`: opens the key, decrypts ``numbers``, closes.
+
+    ``options`` are :class:`Decryptor`'s (``backend``, ``threads``, ...) and :meth:`Decryptor.decrypt`'s
+    (``errors``, ``progress``).
+    """
+    batch = {k: options.pop(k) for k in ("errors", "progress") if k in options}
+    with Decryptor(private_key, **options) as decryptor:
+        return decryptor.decrypt(numbers, **batch)
+
+
+def _progress_bar(total: int, progress: Optional[bool]) -> Any:
+    if progress is False or (progress is None and (total < PROGRESS_THRESHOLD or not sys.stderr.isatty())):
+        return None
+    try:
+        from tqdm import tqdm  # type: ignore[import-untyped]
+    except ImportError:
+        if progress:
+            raise ImportError("progress=True needs tqdm: pip install tqdm") from None
+        return None
+    return tqdm(total=total, unit="dec", desc="ecrt")
+
+
+def _reporter(bar: Any) -> Callable[[int], None]:
+    def report(done: int) -> None:
+        bar.update(done - bar.n)
+
+    return report

@@ -1,0 +1,141 @@
+"""``python -m ecrt.bench``: ecrt's ``Decryptor.decrypt`` against phe's own decryption, side by side.
+
+One key (phe's ``generate_paillier_keypair``), one list of ciphertexts, and interleaved passes: phe's
+``[private_key.decrypt(x) for x in xs]`` (with gmpy2 when it is installed), ecrt on one thread and
+ecrt on every thread. Every pass's values are checked against phe's. It reports the median pass of
+each, the ratios ecrt / phe (below 1: ecrt is faster) and the scaling from one thread to all, and
+the median time to open a key (validation included) from a phe object and from a JWK file.
+The machine's load moves the absolute times; the ratios, measured in one run, hold better.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from typing import Any, Callable, Dict, List
+
+
+def _b64(x: int) -> str:
+    return base64.urlsafe_b64encode(x.to_bytes((x.bit_length() + 7) // 8, "big")).decode().rstrip("=")
+
+
+def _jwk(private: Any) -> Dict[str, Any]:
+    """pheutil's private key format."""
+    n = private.public_key.n
+    return {
+        "kty": "DAJ",
+        "key_ops": ["decrypt"],
+        "p": _b64(private.p),
+        "q": _b64(private.q),
+        "pub": {"kty": "DAJ", "alg": "PAI-GN1", "key_ops": ["encrypt"], "n": _b64(n), "kid": "ecrt bench"},
+        "kid": "ecrt bench",
+    }
+
+
+def _time(run: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    run()
+    return time.perf_counter() - started
+
+
+def main(argv: List[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ecrt.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bits", type=int, default=2048, help="key size (default 2048)")
+    parser.add_argument("--count", type=int, default=200, help="ciphertexts per pass (default 200)")
+    parser.add_argument("--rounds", type=int, default=5, help="passes of each method (default 5)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="ecrt's threads for 'all'")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+
+    try:
+        import phe
+        import phe.util
+    except ImportError:
+        print("ecrt.bench needs python-paillier: pip install phe gmpy2", file=sys.stderr)
+        return 2
+    import ecrt
+
+    if args.count < 1 or args.rounds < 1 or args.threads < 1:
+        parser.error("--count, --rounds and --threads must be at least 1")
+    print(f"generating a {args.bits}-bit key with phe ...", file=sys.stderr)
+    public, private = phe.generate_paillier_keypair(n_length=args.bits)
+    rng = random.Random(1)
+    values = [rng.randint(-(2**60), 2**60) if i % 2 else rng.uniform(-1e6, 1e6) for i in range(args.count)]
+    numbers = [public.encrypt(v) for v in values]
+    expected = [private.decrypt(x) for x in numbers]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        key_file = os.path.join(tmp, "key.jwk")
+        with open(key_file, "w") as f:
+            json.dump(_jwk(private), f)
+        opens = {"phe_object": [], "jwk_file": []}
+        for _ in range(max(args.rounds, 5)):
+            for name, source in (("phe_object", private), ("jwk_file", key_file)):
+                started = time.perf_counter()
+                ecrt.Decryptor(source, threads=1).close()
+                opens[name].append(time.perf_counter() - started)
+
+    one = ecrt.Decryptor(private, threads=1)
+    many = ecrt.Decryptor(private, threads=args.threads)
+
+    def checked(decrypt: Callable[[List[Any]], List[Any]]) -> Callable[[], None]:
+        def run() -> None:
+            if decrypt(numbers) != expected:
+                raise SystemExit("ecrt.bench: a pass returned values other than phe's")
+
+        return run
+
+    methods = {
+        "phe": checked(lambda xs: [private.decrypt(x) for x in xs]),
+        "ecrt_1_thread": checked(one.decrypt),
+        f"ecrt_{args.threads}_threads": checked(many.decrypt),
+    }
+    passes: Dict[str, List[float]] = {name: [] for name in methods}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr)
+        for name, run in methods.items():
+            passes[name].append(_time(run))
+    one.close()
+    many.close()
+
+    median = {name: statistics.median(times) for name, times in passes.items()}
+    all_threads = f"ecrt_{args.threads}_threads"
+    report = {
+        "tool": "python -m ecrt.bench",
+        "key_bits": args.bits,
+        "count": args.count,
+        "rounds": args.rounds,
+        "threads": args.threads,
+        "gmpy2": bool(getattr(phe.util, "HAVE_GMP", False)),
+        "median_pass_s": median,
+        "per_decryption_us": {name: 1e6 * t / args.count for name, t in median.items()},
+        "ratio_ecrt_1_thread_to_phe": median["ecrt_1_thread"] / median["phe"],
+        "ratio_ecrt_all_threads_to_phe": median[all_threads] / median["phe"],
+        "thread_scaling": median["ecrt_1_thread"] / median[all_threads],
+        "key_open_ms": {name: 1e3 * statistics.median(times) for name, times in opens.items()},
+        "verified": args.count * args.rounds,
+    }
+    print(f"{args.bits}-bit key, {args.count} ciphertexts, median of {args.rounds} interleaved passes"
+          f" (phe with{'' if report['gmpy2'] else 'out'} gmpy2)")
+    for name, t in median.items():
+        print(f"  {name:<22} {1e3 * t:9.1f} ms   {report['per_decryption_us'][name]:8.0f} µs per decryption")
+    print(f"  ecrt 1 thread / phe          {report['ratio_ecrt_1_thread_to_phe']:.3f}")
+    print(f"  ecrt {args.threads} threads / phe        {report['ratio_ecrt_all_threads_to_phe']:.3f}")
+    print(f"  throughput {args.threads} threads / 1     {report['thread_scaling']:.2f}x")
+    for name, ms in report["key_open_ms"].items():
+        print(f"  opening the key ({name}) {ms:6.1f} ms")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

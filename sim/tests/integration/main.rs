@@ -1,0 +1,11 @@
+//! The crate's integration tests, one module per subject, in one binary: the test harness
+//! runs them in parallel with one another, and the crate's dependencies are linked once.
+
+mod accelerator;
+mod common;
+mod estimate;
+mod estimate_methods;
+mod fold_mul;
+mod modexp;
+mod ports;
+mod verilator;
