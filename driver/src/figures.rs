@@ -855,20 +855,27 @@ fn host_rows(r: &Value) -> Vec<Row> {
     rows
 }
 
-fn cpu_rows(r: &Value) -> Vec<Row> {
-    let mut rows = Vec::new();
+/// The setup of a bench against phe: key size, passes, threads, and whether phe had gmpy2 (the
+/// report's `gmpy2_field`).
+fn phe_bench_setup(r: &Value, gmpy2_field: &str) -> Vec<Row> {
     let setup: Vec<String> = [
         get(r, "key_bits").map(|v| format!("{}-bit key", bits(v))),
         get(r, "count").zip(get(r, "rounds")).map(|(c, n)| format!("{} ciphertexts × {} rounds", int(c), int(n))),
         get(r, "threads").map(|v| format!("{} threads", int(v))),
-        r["phe_gmpy2"].as_bool().map(|g| if g { "phe with gmpy2".to_string() } else { "phe without gmpy2".into() }),
+        r[gmpy2_field].as_bool().map(|g| if g { "phe with gmpy2".to_string() } else { "phe without gmpy2".into() }),
     ]
     .into_iter()
     .flatten()
     .collect();
-    if !setup.is_empty() {
-        rows.push(row("setup", setup.join(", ")));
+    if setup.is_empty() {
+        Vec::new()
+    } else {
+        vec![row("setup", setup.join(", "))]
     }
+}
+
+fn cpu_rows(r: &Value) -> Vec<Row> {
+    let mut rows = phe_bench_setup(r, "phe_gmpy2");
     for (key, label) in [
         ("ecrt_cpu_ecrt_1_thread", "ecrt eCRT, one thread"),
         ("ecrt_cpu_crt_1_thread", "ecrt CRT, one thread"),
@@ -906,20 +913,8 @@ fn cpu_rows(r: &Value) -> Vec<Row> {
 }
 
 fn python_rows(r: &Value) -> Vec<Row> {
-    let mut rows = Vec::new();
+    let mut rows = phe_bench_setup(r, "gmpy2");
     let threads = get(r, "threads");
-    let setup: Vec<String> = [
-        get(r, "key_bits").map(|v| format!("{}-bit key", bits(v))),
-        get(r, "count").zip(get(r, "rounds")).map(|(c, n)| format!("{} ciphertexts × {} rounds", int(c), int(n))),
-        threads.map(|v| format!("{} threads", int(v))),
-        r["gmpy2"].as_bool().map(|g| if g { "phe with gmpy2".to_string() } else { "phe without gmpy2".into() }),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if !setup.is_empty() {
-        rows.push(row("setup", setup.join(", ")));
-    }
     let all = threads.map(|t| format!("ecrt_{}_threads", int(t))).unwrap_or_default();
     for (key, label) in
         [("phe", "phe decrypt"), ("ecrt_1_thread", "ecrt.Decryptor, one thread"), (&all, "ecrt.Decryptor, all threads")]

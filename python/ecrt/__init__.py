@@ -38,6 +38,9 @@ PROGRESS_THRESHOLD = 2048
 
 KeySource = Union["os.PathLike[str]", str, Any]
 
+# Exponents the decoder takes (phe's are small: -32 for its floats); beyond them, 16**e is absurd.
+_MAX_EXPONENT = 2**63
+
 
 class EcrtError(Exception):
     """Base class of the errors this package defines (:class:`DeviceError` is a RuntimeError)."""
@@ -196,8 +199,11 @@ class Decryptor:
             try:
                 if x.public_key.n != n:
                     raise ValueError("encrypted_number was encrypted against a different key!")
+                exponent = x.exponent
+                if not -_MAX_EXPONENT <= exponent < _MAX_EXPONENT:
+                    raise ValueError(f"the exponent {exponent} is out of range (a 64-bit integer)")
                 ciphertexts.append(x.ciphertext(be_secure=False))
-                exponents.append(x.exponent)
+                exponents.append(exponent)
             except AttributeError:
                 refused.append((i, TypeError(f"Expected encrypted_number to be an EncryptedNumber not: {type(x)}")))
                 ciphertexts.append(None)

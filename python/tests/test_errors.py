@@ -112,6 +112,12 @@ def test_bad_items_fail_alone_and_nothing_is_lost(
         # And the decryptor goes on.
         assert decryptor.decrypt([public.encrypt(9)]) == [9]
 
+        absurd = phe.EncryptedNumber(public, public.raw_encrypt(1), 2**70)
+        with pytest.raises(ecrt.BatchError) as raised:
+            decryptor.decrypt([absurd])
+        assert isinstance(raised.value.errors[0].exception, ValueError)
+        assert "out of range" in raised.value.errors[0].reason
+
         n2 = public.nsquare
         assert decryptor.raw_decrypt([0, n2, -1, 3], errors="none")[:3] == [None, None, None]
 

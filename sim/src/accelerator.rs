@@ -10,8 +10,9 @@ use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface::{self as itf, FrameLayout, ResultFrame};
 use ecrt_golden::hw::FoldEcrtKey;
-use ecrt_hdl::emit::{emit, Manifest};
-use std::collections::VecDeque;
+use ecrt_hdl::emit::{emit, Emitted, Manifest};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Cycles an AXI4-Lite transaction may take before the model is declared hung.
@@ -125,13 +126,28 @@ impl ecrt_contract::session::RegisterBus for AcceleratorSim {
     }
 }
 
+/// The accelerator's Verilog for `config`, emitted once per process: rust-hdl takes seconds to
+/// emit a full-width design, and a test process or an emulator builds the same configuration
+/// many times (the Verilator model itself is cached on disk, by the Verilog's content).
+fn emitted(config: &AcceleratorConfig) -> Result<Arc<Emitted>> {
+    type Slot = Arc<OnceLock<std::result::Result<Arc<Emitted>, String>>>;
+    static EMITTED: OnceLock<Mutex<HashMap<String, Slot>>> = OnceLock::new();
+    let key = serde_json::to_string(config).map_err(|e| SimError::Spec(e.to_string()))?;
+    let slot = {
+        let mut slots = EMITTED.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        Arc::clone(slots.entry(key).or_default())
+    };
+    // Outside the map's lock: other configurations emit meanwhile; this one's callers wait here.
+    slot.get_or_init(|| emit(config).map(Arc::new).map_err(|e| e.to_string())).clone().map_err(SimError::Spec)
+}
+
 impl AcceleratorSim {
     /// Emits `config`'s RTL and builds (or loads from the cache) its Verilator model.
     pub fn build(config: &AcceleratorConfig, options: &BuildOptions, trace: bool) -> Result<Self> {
-        let emitted = emit(config).map_err(|e| SimError::Spec(e.to_string()))?;
+        let emitted = emitted(config)?;
         let layout =
             FrameLayout::new(config.digits(), config.stream_bits).map_err(|e| SimError::Spec(e.to_string()))?;
-        let spec = ModelSpec::from_verilog(emitted.verilog, &emitted.manifest.top)?.with_trace(trace);
+        let spec = ModelSpec::from_verilog(emitted.verilog.clone(), &emitted.manifest.top)?.with_trace(trace);
         let model = Model::build(&spec, options)?;
         let id = |name: &str| model.port_id(name);
         let axil = AxiLite {
@@ -161,7 +177,7 @@ impl AcceleratorSim {
         };
         let (input, output) = (stream("s_axis")?, stream("m_axis")?);
         let driven = Driven { input_data: vec![0; layout.lanes], ..Default::default() };
-        let mut sim = AcceleratorSim { model, axil, input, output, driven, manifest: emitted.manifest, layout };
+        let mut sim = AcceleratorSim { model, axil, input, output, driven, manifest: emitted.manifest.clone(), layout };
         sim.model.set_u64(sim.axil.wstrb, 0xF)?;
         sim.model.set_bool(sim.axil.bready, true)?;
         sim.model.set_bool(sim.axil.rready, true)?;

@@ -13,12 +13,13 @@
 
 use ecrt_hdl::board::{self, Board, BoardDesign};
 use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_hdl::emit::{emit, Manifest, MANIFEST_FILE};
+use ecrt_hdl::emit::{emit, Emitted, Manifest, MANIFEST_FILE};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 /// Where the test assets live.
 fn assets() -> PathBuf {
@@ -33,23 +34,28 @@ struct Built {
 
 /// The smallest accelerator the configuration accepts (512-bit keys, one core) on `board` at
 /// `clock_mhz`, written with its board design into a fresh directory `name`.
-fn build(board: Board, clock_mhz: f64, name: &str) -> Built {
-    let base = AcceleratorConfig { key_bits: 512, window_bits: 3, cores: 1, clock_mhz, ..Default::default() };
-    let config = board::configure(&base, board, None).unwrap();
-    let emitted = emit(&config).unwrap();
+/// The design is emitted once per board (rust-hdl's emission takes seconds) and written afresh
+/// for each test.
+fn build(board: Board, clock_mhz: f64, name: &str, emitted: &'static OnceLock<Emitted>) -> Built {
+    let emitted = emitted.get_or_init(|| {
+        let base = AcceleratorConfig { key_bits: 512, window_bits: 3, cores: 1, clock_mhz, ..Default::default() };
+        emit(&board::configure(&base, board, None).unwrap()).unwrap()
+    });
     let design = board::generate(&emitted.manifest, board).unwrap();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("board").join(name);
     let _ = fs::remove_dir_all(&dir);
-    board::write(&emitted, &design, &dir).unwrap();
-    Built { manifest: emitted.manifest, design, dir }
+    board::write(emitted, &design, &dir).unwrap();
+    Built { manifest: emitted.manifest.clone(), design, dir }
 }
 
 fn vc709_mmcm(name: &str) -> Built {
-    build(Board::Vc709, 100.0, name)
+    static EMITTED: OnceLock<Emitted> = OnceLock::new();
+    build(Board::Vc709, 100.0, name, &EMITTED)
 }
 
 fn vc707_shared(name: &str) -> Built {
-    build(Board::Vc707, 250.0, name)
+    static EMITTED: OnceLock<Emitted> = OnceLock::new();
+    build(Board::Vc707, 250.0, name, &EMITTED)
 }
 
 fn text(out: &Output) -> String {
