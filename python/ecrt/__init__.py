@@ -148,7 +148,6 @@ class Decryptor:
             timeout=None if backend != "xdma" else timeout,
             cores=cores,
         )
-        self._threads = threads
 
     @property
     def n(self) -> int:
@@ -172,6 +171,7 @@ class Decryptor:
 
     @property
     def closed(self) -> bool:
+        """Whether :meth:`close` has run."""
         return self._inner.closed
 
     def decrypt(
