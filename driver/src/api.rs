@@ -54,6 +54,32 @@ pub struct Options {
     pub timeout: Option<Duration>,
 }
 
+impl Options {
+    /// Refuses a queue depth outside 1 to [`MAX_QUEUE_DEPTH`].
+    pub fn check(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            (1..=MAX_QUEUE_DEPTH).contains(&self.queue_depth),
+            "the queue depth must be 1 to {MAX_QUEUE_DEPTH}, not {}",
+            self.queue_depth
+        );
+        Ok(())
+    }
+}
+
+/// The longest stall timeout in seconds: beyond a day, 0 (no timeout) says what is meant, and far
+/// larger values would overflow a deadline.
+pub const MAX_TIMEOUT_SECONDS: f64 = 86_400.0;
+
+/// [`Options::timeout`] from seconds as a user gives them: 0 waits forever, up to
+/// [`MAX_TIMEOUT_SECONDS`]; anything else (negative, NaN, too long) is refused.
+pub fn timeout_from_seconds(seconds: f64) -> Result<Option<Duration>, String> {
+    if (0.0..=MAX_TIMEOUT_SECONDS).contains(&seconds) {
+        Ok((seconds > 0.0).then(|| Duration::from_secs_f64(seconds)))
+    } else {
+        Err(format!("expected 0 (wait forever) or a number of seconds up to {MAX_TIMEOUT_SECONDS}"))
+    }
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options { queue_depth: 256, timeout: Some(Duration::from_secs(30)) }
@@ -93,7 +119,7 @@ impl Decryptor {
     /// Opens the backend and loads `key` into it. Errors (no device, a bitstream for another
     /// key size, a busy stream node, a failed build) say what to do; they never show the key.
     pub fn open(spec: &BackendSpec, key: &PrivateKey, options: Options) -> anyhow::Result<Self> {
-        check_options(&options)?;
+        options.check()?;
         let engine = match spec {
             BackendSpec::Cpu { threads } => Engine::batched(crate::backend::CpuBackend::new(key, *threads)?, 64),
             #[cfg(feature = "sim")]
@@ -108,7 +134,7 @@ impl Decryptor {
 
     /// A decryptor over a running engine.
     pub(crate) fn with_engine(engine: Engine, public: PublicKey, options: Options) -> anyhow::Result<Self> {
-        check_options(&options)?;
+        options.check()?;
         Ok(Decryptor {
             engine,
             public,
@@ -185,18 +211,20 @@ impl Decryptor {
     /// The next completion in submission order, waiting for it; `None` once every submitted
     /// item has been returned.
     pub fn wait_next(&mut self) -> Option<Completion> {
-        self.held.pop_front().or_else(|| self.next_in_order())
+        self.held.pop_front().or_else(|| self.next_in_order(None))
     }
 
-    fn next_in_order(&mut self) -> Option<Completion> {
+    /// The next completion in submission order, waiting for it until `wake` (`None`: as long as
+    /// it takes).
+    fn next_in_order(&mut self, wake: Option<Instant>) -> Option<Completion> {
         loop {
             if let Some(done) = self.take_ready() {
                 return Some(done);
             }
-            if self.next_out == self.next_ticket {
+            if self.next_out == self.next_ticket || wake.is_some_and(|w| Instant::now() >= w) {
                 return None;
             }
-            self.pump(None);
+            self.pump(wake);
         }
     }
 
@@ -204,19 +232,8 @@ impl Decryptor {
     /// nothing is pending or nothing came in time (then [`Decryptor::pending`] tells which). For
     /// callers that must look up between waits, e.g. for an interrupt.
     pub fn wait_next_for(&mut self, wait: Duration) -> Option<Completion> {
-        if let Some(done) = self.held.pop_front() {
-            return Some(done);
-        }
         let wake = Instant::now() + wait;
-        loop {
-            if let Some(done) = self.take_ready() {
-                return Some(done);
-            }
-            if self.next_out == self.next_ticket || Instant::now() >= wake {
-                return None;
-            }
-            self.pump(Some(wake));
-        }
+        self.held.pop_front().or_else(|| self.next_in_order(Some(wake)))
     }
 
     /// The next completion in submission order if it is already known, without waiting.
@@ -255,7 +272,7 @@ impl Decryptor {
                 take(self, done);
             }
         }
-        while let Some(done) = self.next_in_order() {
+        while let Some(done) = self.next_in_order(None) {
             take(self, done);
         }
         results
@@ -344,15 +361,6 @@ impl Decryptor {
     pub fn failure(&self) -> Option<&str> {
         self.failure.as_deref()
     }
-}
-
-fn check_options(options: &Options) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        (1..=MAX_QUEUE_DEPTH).contains(&options.queue_depth),
-        "the queue depth must be 1 to {MAX_QUEUE_DEPTH}, not {}",
-        options.queue_depth
-    );
-    Ok(())
 }
 
 /// 0 < c < n². Whether gcd(c, n) = 1 is not checked per item: a gcd costs far more than the rest

@@ -906,10 +906,15 @@ fn cpu_rows(r: &Value) -> Vec<Row> {
         rows.push(row("thread scaling", format!("{}×", dec(v, 2))));
     }
     if let Some(v) = get(r, "key_open_ms") {
-        let target = format!("≤ {TARGET_KEY_OPEN_MS} ms: {}", against(v, TARGET_KEY_OPEN_MS, true));
-        rows.push(with_target("opening the key file (`ecrt decrypt`'s start)", format!("{} ms", dec(v, 1)), target));
+        rows.push(key_open_row("opening the key file (`ecrt decrypt`'s start)", v));
     }
     rows
+}
+
+/// A key's opening time in ms, against its target.
+fn key_open_row(figure: &str, v: Val) -> Row {
+    let target = format!("≤ {TARGET_KEY_OPEN_MS} ms: {}", against(v, TARGET_KEY_OPEN_MS, true));
+    with_target(figure, format!("{} ms", dec(v, 1)), target)
 }
 
 fn python_rows(r: &Value) -> Vec<Row> {
@@ -941,8 +946,7 @@ fn python_rows(r: &Value) -> Vec<Row> {
     }
     for (key, label) in [("phe_object", "from a phe PaillierPrivateKey"), ("jwk_file", "from a JWK file")] {
         if let Some(v) = get(r, &format!("key_open_ms.{key}")) {
-            let target = format!("≤ {TARGET_KEY_OPEN_MS} ms: {}", against(v, TARGET_KEY_OPEN_MS, true));
-            rows.push(with_target(&format!("opening a key {label}"), format!("{} ms", dec(v, 1)), target));
+            rows.push(key_open_row(&format!("opening a key {label}"), v));
         }
     }
     rows

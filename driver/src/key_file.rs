@@ -91,17 +91,10 @@ pub fn private_key_from_primes(n: &BigUint, p: BigUint, q: BigUint) -> anyhow::R
 
 /// Miller–Rabin with `rounds` random bases on OpenSSL's arithmetic, after the golden model's trial
 /// division (which settles small numbers exactly). OpenSSL's own test (`BN_check_prime`) takes at
-/// least 64 rounds whatever it is asked: right for numbers an adversary chose, four times the
-/// cost of opening a key for a key file its owner made (see `random_prime_rounds`).
+/// least 64 rounds whatever it is asked: right for numbers an adversary chose, sixteen times the
+/// rounds a key file its owner made needs (see `random_prime_rounds`).
 pub fn is_probable_prime(n: &BigUint, rounds: usize) -> bool {
-    // Trial division, and the exact answer below 4,000,000, with no Miller–Rabin round.
-    if !ecrt_golden::prime::is_probable_prime(n, 0, &mut rand::thread_rng()) {
-        return false;
-    }
-    if n.bits() <= 21 {
-        return true; // below 2^21, trial division up to 2,000 settled it
-    }
-    miller_rabin(n, rounds).unwrap_or(false)
+    ecrt_golden::prime::trial_division(n).unwrap_or_else(|| miller_rabin(n, rounds).unwrap_or(false))
 }
 
 fn miller_rabin(n: &BigUint, rounds: usize) -> Result<bool, openssl::error::ErrorStack> {

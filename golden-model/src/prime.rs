@@ -47,27 +47,35 @@ fn small_primes() -> &'static [u32] {
     })
 }
 
-/// True when `n` is prime with probability at least 1 − 4^−`rounds` (certain for n < 4,000,000).
-pub fn is_probable_prime<R: RngCore + ?Sized>(n: &BigUint, rounds: usize, rng: &mut R) -> bool {
+/// What trial division by the primes below 2,000 settles: `Some(answer)` for n < 4,000,000 and
+/// for a multiple of a small prime, `None` when a Miller–Rabin test must decide (n is then odd and
+/// above 4,000,000).
+pub fn trial_division(n: &BigUint) -> Option<bool> {
     let two = BigUint::from(2u32);
     if n < &two {
-        return false;
+        return Some(false);
     }
     if n.is_even() {
-        return n == &two;
+        return Some(n == &two);
     }
     for &sp in small_primes() {
-        let sp_big = BigUint::from(sp);
-        if n == &sp_big {
-            return true;
+        if n == &BigUint::from(sp) {
+            return Some(true);
         }
         if (n % sp).is_zero() {
-            return false;
+            return Some(false);
         }
     }
-    if n.to_u64().is_some_and(|v| v < 2000 * 2000) {
-        return true; // no prime factor below its square root
+    // No prime factor below its square root.
+    n.to_u64().is_some_and(|v| v < 2000 * 2000).then_some(true)
+}
+
+/// True when `n` is prime with probability at least 1 − 4^−`rounds` (certain for n < 4,000,000).
+pub fn is_probable_prime<R: RngCore + ?Sized>(n: &BigUint, rounds: usize, rng: &mut R) -> bool {
+    if let Some(settled) = trial_division(n) {
+        return settled;
     }
+    let two = BigUint::from(2u32);
     let n_minus_1 = n - 1u32;
     let s = n_minus_1.trailing_zeros().expect("n > 2");
     let d = &n_minus_1 >> s;

@@ -202,16 +202,19 @@ class Decryptor:
                 exponent = x.exponent
                 if not -_MAX_EXPONENT <= exponent < _MAX_EXPONENT:
                     raise ValueError(f"the exponent {exponent} is out of range (a 64-bit integer)")
-                ciphertexts.append(x.ciphertext(be_secure=False))
-                exponents.append(exponent)
+                ciphertext = x.ciphertext(be_secure=False)
             except AttributeError:
-                refused.append((i, TypeError(f"Expected encrypted_number to be an EncryptedNumber not: {type(x)}")))
-                ciphertexts.append(None)
-                exponents.append(0)
+                error: BaseException = TypeError(f"Expected encrypted_number to be an EncryptedNumber not: {type(x)}")
             except ValueError as e:
-                refused.append((i, e))
-                ciphertexts.append(None)
-                exponents.append(0)
+                error = e
+            else:
+                ciphertexts.append(ciphertext)
+                exponents.append(exponent)
+                continue
+            # Refused here; the extension skips the None and the refusal stands in its place.
+            refused.append((i, error))
+            ciphertexts.append(None)
+            exponents.append(0)
         return self._run(ciphertexts, exponents, refused, errors, progress)
 
     def raw_decrypt(

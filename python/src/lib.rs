@@ -5,7 +5,7 @@
 //! A batch comes back as one entry per item: its value, or `(kind, message)` naming the Python
 //! exception class the package raises for it. Messages never show p, q or λ.
 
-use ecrt_driver::api::{BackendSpec, Decryptor, ItemError, Options};
+use ecrt_driver::api::{timeout_from_seconds, BackendSpec, Decryptor, ItemError, Options};
 use ecrt_driver::key_file::{private_key_from_primes, read_private_key_file};
 use ecrt_golden::encoding::{decode, DecodeError, Encoded, Value};
 use ecrt_golden::PrivateKey;
@@ -64,19 +64,10 @@ impl PyDecryptor {
     ) -> PyResult<Self> {
         let timeout = match timeout {
             None => None,
-            Some(0.0) => None,
-            Some(t) if t.is_finite() && t > 0.0 && t <= 86_400.0 => Some(Duration::from_secs_f64(t)),
-            Some(t) => {
-                return Err(PyValueError::new_err(format!("timeout must be 0 to 86400 seconds or None, not {t}")))
-            }
+            Some(t) => timeout_from_seconds(t).map_err(|e| PyValueError::new_err(format!("timeout {t}: {e}")))?,
         };
         let options = Options { queue_depth, timeout };
-        if !(1..=ecrt_driver::api::MAX_QUEUE_DEPTH).contains(&queue_depth) {
-            return Err(PyValueError::new_err(format!(
-                "queue_depth must be 1 to {}, not {queue_depth}",
-                ecrt_driver::api::MAX_QUEUE_DEPTH
-            )));
-        }
+        options.check().map_err(|e| PyValueError::new_err(e.to_string()))?;
         let key = py.detach(|| open_key(key_file, primes)).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
         let spec = backend_spec(backend, &key, threads, device, cores)?;
         let decryptor = py
@@ -250,7 +241,6 @@ fn run_batch(
                     decryptor.submit(c);
                     submitted.push_back(index);
                 }
-                Some((_, Err(("skip", _)))) => outcomes.push(Some(Outcome::Failed("skip", String::new()))),
                 Some((_, Err((kind, message)))) => outcomes.push(Some(Outcome::Failed(kind, message))),
                 None => exhausted = true,
             }

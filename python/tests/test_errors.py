@@ -52,8 +52,8 @@ def test_bad_options_raise_value_error(key_1024: phe.PaillierPrivateKey) -> None
     for options, reason in [
         ({"backend": "gpu"}, 'backend must be "cpu", "sim" or "xdma"'),
         ({"threads": 0}, "threads must be at least 1"),
-        ({"queue_depth": 0}, "queue_depth must be 1 to"),
-        ({"backend": "xdma", "timeout": -1.0}, "timeout must be"),
+        ({"queue_depth": 0}, "the queue depth must be 1 to"),
+        ({"backend": "xdma", "timeout": -1.0}, "timeout -1: expected 0 .wait forever. or a number of seconds up to 86400"),
     ]:
         with pytest.raises(ValueError, match=reason):
             ecrt.Decryptor(key_1024, **options)

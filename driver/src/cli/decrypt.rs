@@ -4,13 +4,12 @@ use crate::cli::files::{open_input, open_output, read_private_key_file};
 use crate::cli::rtl::TopArgs;
 use crate::cli::{BackendKind, ItemErrors};
 use anyhow::Context;
-use ecrt_driver::api::{BackendSpec, Decryptor, Options};
+use ecrt_driver::api::{timeout_from_seconds, BackendSpec, Decryptor, Options};
 use ecrt_driver::jsonl::{decrypt_stream, LineReader, OutputMode, MAX_LINE_BYTES};
 use ecrt_sim::BuildOptions;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Decrypt JSON lines of ciphertexts with a private key.
 ///
@@ -67,27 +66,16 @@ pub struct DeviceArgs {
     pub timeout: f64,
 }
 
-/// The longest `--timeout`: beyond a day, 0 (no timeout) says what is meant; and far larger
-/// values would overflow a deadline.
-const MAX_TIMEOUT_SECONDS: f64 = 86_400.0;
-
-fn timeout_in_range(seconds: f64) -> Result<f64, String> {
-    if (0.0..=MAX_TIMEOUT_SECONDS).contains(&seconds) {
-        Ok(seconds)
-    } else {
-        Err(format!("expected 0 (wait forever) or a number of seconds up to {MAX_TIMEOUT_SECONDS}"))
-    }
-}
-
 /// clap names the option and the value in front of the error.
 fn parse_timeout(text: &str) -> Result<f64, String> {
-    timeout_in_range(text.trim().parse().unwrap_or(f64::NAN))
+    let seconds = text.trim().parse().unwrap_or(f64::NAN);
+    timeout_from_seconds(seconds).map(|_| seconds)
 }
 
 impl DeviceArgs {
     pub fn options(&self) -> anyhow::Result<Options> {
-        let seconds = timeout_in_range(self.timeout).map_err(|e| anyhow::anyhow!("--timeout {}: {e}", self.timeout))?;
-        let timeout = (seconds > 0.0).then(|| Duration::from_secs_f64(seconds));
+        let timeout =
+            timeout_from_seconds(self.timeout).map_err(|e| anyhow::anyhow!("--timeout {}: {e}", self.timeout))?;
         Ok(Options { queue_depth: self.queue_depth, timeout })
     }
 }
