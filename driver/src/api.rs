@@ -42,6 +42,9 @@ pub enum BackendSpec {
     /// An accelerator behind the XDMA driver: `device` is the nodes' common prefix, e.g.
     /// `/dev/xdma0` for `/dev/xdma0_user`, `/dev/xdma0_h2c_0` and `/dev/xdma0_c2h_0`.
     Xdma { device: PathBuf },
+    /// An `ecrt serve` listening at `socket`, which holds the private key: the decryptor needs
+    /// only the public key ([`Decryptor::connect`]).
+    Service { socket: PathBuf },
 }
 
 /// How a [`Decryptor`] paces its backend.
@@ -128,8 +131,18 @@ impl Decryptor {
                 Engine::batched(sim, 4096)
             }
             BackendSpec::Xdma { device } => crate::xdma::open(device, key)?,
+            BackendSpec::Service { socket } => return Decryptor::connect(socket, key.public(), options),
         };
         Decryptor::with_engine(engine, key.public().clone(), options)
+    }
+
+    /// Connects to the service at `socket` and opens its key for `public` (found by its id).
+    /// The queue depth is capped at the service's credit for this client.
+    pub fn connect(socket: &std::path::Path, public: &PublicKey, mut options: Options) -> anyhow::Result<Self> {
+        options.check()?;
+        let (engine, credit) = crate::service::ServiceClient::connect(socket)?.open(public)?;
+        options.queue_depth = options.queue_depth.min(credit.max(1) as usize);
+        Decryptor::with_engine(engine, public.clone(), options)
     }
 
     /// A decryptor over a running engine.
@@ -367,7 +380,7 @@ impl Decryptor {
 /// of the host's work for one decryption, and a c sharing a factor with n would reveal the key to
 /// whoever made it anyway. (`ecrt_golden::paillier::check_ciphertext` checks it, for callers that
 /// want it; `ecrt decrypt` does.)
-fn check_range(public: &PublicKey, c: &BigUint) -> Result<(), String> {
+pub(crate) fn check_range(public: &PublicKey, c: &BigUint) -> Result<(), String> {
     if c.bits() == 0 || c >= public.n_squared() {
         let bits = public.n_squared().bits();
         return Err(format!("a ciphertext is an integer 0 < c < n² ({bits} bits), this one has {} bits", c.bits()));

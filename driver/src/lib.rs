@@ -4,7 +4,8 @@
 //! key, submit ciphertexts and take plaintexts in order, with a bounded queue, per-item errors and
 //! timeouts. Backends: the CPU ([`cpu`]), the accelerator's Verilator model (`sim`) and the
 //! board behind Xilinx's XDMA driver ([`xdma`]), which `emulate` can stand in for with a FUSE
-//! file system backed by the Verilator model. [`jsonl`] reads and writes python-paillier's
+//! file system backed by the Verilator model, and a local [`service`] that owns the devices and
+//! the keys for many applications. [`jsonl`] reads and writes python-paillier's
 //! formats; the `ecrt` command is built on all of them.
 //!
 //! Features: `sim` (the Verilator backend: rust-hdl and the harness), `emulate` (the FUSE device),
@@ -25,6 +26,7 @@ pub mod figures;
 pub mod item;
 pub mod jsonl;
 pub mod key_file;
+pub mod service;
 #[cfg(feature = "sim")]
 pub mod sim;
 pub mod xdma;

@@ -83,6 +83,10 @@ _EXCEPTIONS = {
 }
 
 
+def _default_socket() -> str:
+    return os.environ.get("ECRT_SOCKET", "/run/ecrt/ecrt.sock")
+
+
 def _phe() -> Any:
     try:
         import phe  # type: ignore[import-not-found]
@@ -97,11 +101,16 @@ class Decryptor:
     Args:
         private_key: a phe ``PaillierPrivateKey``, or the path of a JWK private key file (pheutil's
             ``genpkey`` or ``ecrt keygen``). The key is validated (p·q = n, p ≠ q, both prime).
+            With ``backend="service"``, the service holds the private key: a phe
+            ``PaillierPublicKey`` or a public key file is enough.
         backend: ``"cpu"`` (OpenSSL's constant-time exponentiation on the host's threads), ``"sim"``
-            (the accelerator's Verilator model, built on first use and cached) or ``"xdma"`` (the
-            accelerator behind Xilinx's XDMA driver).
+            (the accelerator's Verilator model, built on first use and cached), ``"xdma"`` (the
+            accelerator behind Xilinx's XDMA driver) or ``"service"`` (a running ``ecrt serve``).
         threads: CPU threads (cpu backend); all of the machine's by default.
         device: the XDMA nodes' prefix (xdma backend), ``/dev/xdma0`` by default.
+        socket: the service's socket (service backend); ``$ECRT_SOCKET``, or
+            ``/run/ecrt/ecrt.sock``, by default. After the service went away, the next batch
+            connects again.
         queue_depth: most ciphertexts in flight at the backend.
         timeout: seconds to wait for the next result before the device is declared stalled (xdma
             backend; ``None`` or 0 waits forever).
@@ -110,7 +119,8 @@ class Decryptor:
     Raises:
         ValueError: the key is invalid, or an option is out of range.
         DeviceError: the backend cannot be used (no device, a bitstream for another key size, a
-            device another process holds, a failed Verilator build).
+            device another process holds, a failed Verilator build, no service at the socket, a
+            key the service does not hold or will not let this user decrypt under).
 
     A context manager: ``with ecrt.Decryptor(key) as d: ...`` closes it on exit. Neither its repr
     nor any error shows the key's secrets.
@@ -123,6 +133,7 @@ class Decryptor:
         *,
         threads: Optional[int] = None,
         device: Optional[Union[str, "os.PathLike[str]"]] = None,
+        socket: Optional[Union[str, "os.PathLike[str]"]] = None,
         queue_depth: int = 256,
         timeout: Optional[float] = 30.0,
         cores: Optional[int] = None,
@@ -130,9 +141,15 @@ class Decryptor:
         if isinstance(private_key, (str, os.PathLike)):
             key: dict = {"key_file": os.fspath(private_key)}
             self._public_key = None
+        elif backend == "service" and hasattr(private_key, "n") and not hasattr(private_key, "p"):
+            key = {"public_n": private_key.n}
+            self._public_key = private_key
         else:
             try:
-                key = {"primes": (private_key.public_key.n, private_key.p, private_key.q)}
+                if backend == "service":  # the service holds the private key: send nothing of it
+                    key = {"public_n": private_key.public_key.n}
+                else:
+                    key = {"primes": (private_key.public_key.n, private_key.p, private_key.q)}
             except AttributeError:
                 raise TypeError(
                     "private_key must be a phe PaillierPrivateKey or the path of a JWK key file, "
@@ -144,8 +161,9 @@ class Decryptor:
             backend=backend,
             threads=threads,
             device=None if device is None else os.fspath(device),
+            socket=os.fspath(socket) if socket is not None else _default_socket() if backend == "service" else None,
             queue_depth=queue_depth,
-            timeout=None if backend != "xdma" else timeout,
+            timeout=timeout if backend in ("xdma", "service") else None,
             cores=cores,
         )
 
@@ -166,7 +184,7 @@ class Decryptor:
 
     @property
     def backend(self) -> str:
-        """The backend's name: ``"cpu"``, ``"sim"`` or ``"xdma"``."""
+        """The backend's name: ``"cpu"``, ``"sim"``, ``"xdma"`` or ``"service"``."""
         return self._inner.backend
 
     @property

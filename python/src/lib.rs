@@ -6,9 +6,9 @@
 //! exception class the package raises for it. Messages never show p, q or λ.
 
 use ecrt_driver::api::{timeout_from_seconds, BackendSpec, Decryptor, ItemError, Options};
-use ecrt_driver::key_file::{private_key_from_primes, read_private_key_file};
+use ecrt_driver::key_file::{check_key_size, private_key_from_primes, read_private_key_file, read_public_key_file};
 use ecrt_golden::encoding::{decode, DecodeError, Encoded, Value};
-use ecrt_golden::PrivateKey;
+use ecrt_golden::{PrivateKey, PublicKey};
 use num_bigint::BigUint;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -43,21 +43,27 @@ struct PyDecryptor {
     n: BigUint,
     backend: &'static str,
     queue_depth: usize,
+    /// For the service backend: how to connect again after the service went away.
+    reconnect: Option<(PathBuf, PublicKey, Options)>,
 }
 
 #[pymethods]
 impl PyDecryptor {
-    /// Opens `backend` with the key: `key_file` (a pheutil/ecrt JWK file) or `primes` (n, p, q).
+    /// Opens `backend` with the key: `key_file` (a pheutil/ecrt JWK file) or `primes` (n, p, q);
+    /// or connects to the service at `socket` (`backend="service"`), under the key of `public_n`
+    /// or `key_file` (a public key file does).
     #[new]
-    #[pyo3(signature = (*, key_file=None, primes=None, backend="cpu", threads=None, device=None, queue_depth=256, timeout=None, cores=None))]
+    #[pyo3(signature = (*, key_file=None, primes=None, public_n=None, backend="cpu", threads=None, device=None, socket=None, queue_depth=256, timeout=None, cores=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         key_file: Option<PathBuf>,
         primes: Option<(BigUint, BigUint, BigUint)>,
+        public_n: Option<BigUint>,
         backend: &str,
         threads: Option<usize>,
         device: Option<PathBuf>,
+        socket: Option<PathBuf>,
         queue_depth: usize,
         timeout: Option<f64>,
         cores: Option<usize>,
@@ -68,6 +74,22 @@ impl PyDecryptor {
         };
         let options = Options { queue_depth, timeout };
         options.check().map_err(|e| PyValueError::new_err(e.to_string()))?;
+        if backend == "service" {
+            let socket = socket.ok_or_else(|| PyValueError::new_err("the service backend needs socket="))?;
+            let public = py
+                .detach(|| service_public_key(key_file, primes, public_n))
+                .map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+            let decryptor = py
+                .detach(|| Decryptor::connect(&socket, &public, options))
+                .map_err(|e| DeviceError::new_err(format!("{e:#}")))?;
+            return Ok(PyDecryptor {
+                backend: decryptor.backend_name(),
+                decryptor: Mutex::new(Some(decryptor)),
+                n: public.n().clone(),
+                queue_depth,
+                reconnect: Some((socket, public, options)),
+            });
+        }
         let key = py.detach(|| open_key(key_file, primes)).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
         let spec = backend_spec(backend, &key, threads, device, cores)?;
         let decryptor = py
@@ -78,6 +100,7 @@ impl PyDecryptor {
             decryptor: Mutex::new(Some(decryptor)),
             n: key.public().n().clone(),
             queue_depth,
+            reconnect: None,
         })
     }
 
@@ -127,6 +150,19 @@ impl PyDecryptor {
                 Err(_) if item.is_none() => Err(("skip", String::new())),
                 Err(_) => Err(not_a_ciphertext(&item)),
             });
+        }
+        if let Some((socket, public, options)) = &self.reconnect {
+            self.with_decryptor(py, |d| {
+                if d.pending() == 0 {
+                    d.try_next(); // takes in a failure already reported: nothing is pending to lose
+                }
+                if d.failure().is_some() {
+                    // The service went away since the last batch: connect again (it may be back).
+                    *d = Decryptor::connect(socket, public, *options)?;
+                }
+                Ok::<_, anyhow::Error>(())
+            })?
+            .map_err(|e| DeviceError::new_err(format!("{e:#}")))?;
         }
         let depth = self.queue_depth;
         let n = &self.n;
@@ -191,11 +227,28 @@ fn backend_spec(
         other => {
             let _ = (key, cores);
             return Err(PyValueError::new_err(format!(
-                "backend must be \"cpu\", \"sim\" or \"xdma\", not {other:?}{}",
+                "backend must be \"cpu\", \"sim\", \"xdma\" or \"service\", not {other:?}{}",
                 if other == "sim" { " (this build has no sim backend)" } else { "" }
             )));
         }
     })
+}
+
+/// The public key a service client decrypts under: n itself, a key file's public half, or the
+/// n of the primes.
+fn service_public_key(
+    key_file: Option<PathBuf>,
+    primes: Option<(BigUint, BigUint, BigUint)>,
+    public_n: Option<BigUint>,
+) -> anyhow::Result<PublicKey> {
+    match (key_file, primes, public_n) {
+        (None, None, Some(n)) | (None, Some((n, _, _)), None) => {
+            check_key_size(n.bits())?;
+            Ok(PublicKey::new(n)?)
+        }
+        (Some(path), None, None) => read_public_key_file(&path),
+        _ => anyhow::bail!("give one key: a key file, the primes or n"),
+    }
 }
 
 /// The key, from its file or its primes, validated; errors name the check, never a secret.
@@ -205,7 +258,7 @@ fn open_key(key_file: Option<PathBuf>, primes: Option<(BigUint, BigUint, BigUint
         (None, Some((n, p, q))) => {
             private_key_from_primes(&n, p, q).map_err(|e| anyhow::anyhow!("invalid private key: {e:#}"))
         }
-        _ => anyhow::bail!("give a key file or the primes, not both"),
+        _ => anyhow::bail!("give a key file or the primes (this backend needs the private key)"),
     }
 }
 

@@ -1,17 +1,20 @@
 //! `ecrt decrypt`: pheutil ciphertext lines to values, on a backend.
 
-use crate::cli::files::{open_input, open_output, read_private_key_file};
+use crate::cli::files::{open_input, open_output, read_private_key_file, read_public_key_file};
 use crate::cli::rtl::TopArgs;
 use crate::cli::{BackendKind, ItemErrors};
 use anyhow::Context;
 use ecrt_driver::api::{timeout_from_seconds, BackendSpec, Decryptor, Options};
 use ecrt_driver::jsonl::{decrypt_stream, LineReader, OutputMode, MAX_LINE_BYTES};
+use ecrt_driver::service::ServiceClient;
+use ecrt_golden::{PrivateKey, PublicKey};
 use ecrt_sim::BuildOptions;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Decrypt JSON lines of ciphertexts with a private key.
+/// Decrypt JSON lines of ciphertexts with a private key, or through a running `ecrt serve`
+/// that holds it (`--service SOCKET --public-key FILE`: no private key here).
 ///
 /// Each input line is a pheutil ciphertext object {"v": "<decimal>", "e": <exponent>} or a bare
 /// decimal integer (a raw ciphertext, exponent 0). Each output line is the decrypted value as phe's
@@ -20,11 +23,21 @@ use std::process::ExitCode;
 #[derive(clap::Args)]
 pub struct Args {
     /// The private key, a pheutil JWK (`pheutil genpkey` or `ecrt keygen`).
-    #[arg(long)]
-    key: PathBuf,
-    /// Where decryption runs.
-    #[arg(long, value_enum, default_value_t = BackendKind::Cpu)]
-    backend: BackendKind,
+    #[arg(long, required_unless_present = "service")]
+    key: Option<PathBuf>,
+    /// Where decryption runs (default: cpu).
+    #[arg(long, value_enum, conflicts_with = "service")]
+    backend: Option<BackendKind>,
+    /// Decrypt through the `ecrt serve` listening at this socket, under the key of `--public-key`
+    /// or `--key-id`.
+    #[arg(long, value_name = "SOCKET")]
+    service: Option<PathBuf>,
+    /// The public key (a pheutil JWK) whose private key the service holds.
+    #[arg(long, value_name = "FILE", requires = "service", conflicts_with_all = ["key", "key_id"])]
+    public_key: Option<PathBuf>,
+    /// The service's key, by the id `ecrt status` shows (its public key is fetched from the service).
+    #[arg(long, value_name = "ID", requires = "service", conflicts_with = "key")]
+    key_id: Option<String>,
     /// Read ciphertexts from this file instead of stdin (`-` for stdin).
     #[arg(long = "in", value_name = "FILE")]
     input: Option<PathBuf>,
@@ -34,8 +47,8 @@ pub struct Args {
     /// Output the raw plaintext integer (a decimal string) instead of phe's decoded value.
     #[arg(long)]
     raw: bool,
-    /// Check every result against the golden model (slow: a software decryption each).
-    #[arg(long)]
+    /// Check every result against the golden model (slow: a software decryption each; needs `--key`).
+    #[arg(long, requires = "key")]
     verify: bool,
     /// Worker threads for the CPU backend (default: one per core).
     #[arg(long)]
@@ -80,24 +93,46 @@ impl DeviceArgs {
     }
 }
 
+/// The public key a service client decrypts under: from `--public-key`, from the service by
+/// `--key-id`, or the public half of `--key`.
+fn service_public_key(args: &Args, socket: &Path, key: Option<&PrivateKey>) -> anyhow::Result<PublicKey> {
+    if let Some(path) = &args.public_key {
+        return read_public_key_file(path);
+    }
+    if let Some(id) = &args.key_id {
+        return Ok(ServiceClient::connect(socket)?.public_key(id)?);
+    }
+    key.map(|k| k.public().clone()).context("give the key to decrypt under: --public-key FILE or --key-id ID")
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut options = args.device.options()?;
-    if args.backend != BackendKind::Xdma {
+    let backend = args.backend.unwrap_or(BackendKind::Cpu);
+    if args.service.is_none() && backend != BackendKind::Xdma {
         options.timeout = None; // a batch on the CPU or in Verilator reports when it is done
     }
-    let key = read_private_key_file(&args.key)?;
-    let spec = match args.backend {
-        BackendKind::Cpu => BackendSpec::Cpu { threads: crate::cli::thread_count(args.threads) },
-        BackendKind::Sim => BackendSpec::Sim {
-            config: args.top.config_for_key(&key, &args.schedule),
-            build: BuildOptions { progress: true, ..Default::default() },
-            progress: true,
-        },
-        BackendKind::Xdma => BackendSpec::Xdma { device: args.device.device.clone() },
-    };
+    let key = args.key.as_deref().map(read_private_key_file).transpose()?;
     let mut lines = LineReader::new(open_input(args.input.as_deref())?, MAX_LINE_BYTES);
     let mut out = open_output(args.out.as_deref(), args.input.as_deref())?;
-    let mut decryptor = Decryptor::open(&spec, &key, options)?;
+    let (mut decryptor, public) = match (&args.service, &key) {
+        (Some(socket), key) => {
+            let public = service_public_key(&args, socket, key.as_ref())?;
+            (Decryptor::connect(socket, &public, options)?, public)
+        }
+        (None, Some(key)) => {
+            let spec = match backend {
+                BackendKind::Cpu => BackendSpec::Cpu { threads: crate::cli::thread_count(args.threads) },
+                BackendKind::Sim => BackendSpec::Sim {
+                    config: args.top.config_for_key(key, &args.schedule),
+                    build: BuildOptions { progress: true, ..Default::default() },
+                    progress: true,
+                },
+                BackendKind::Xdma => BackendSpec::Xdma { device: args.device.device.clone() },
+            };
+            (Decryptor::open(&spec, key, options)?, key.public().clone())
+        }
+        (None, None) => unreachable!("clap requires --key without --service"),
+    };
     if let Some(takeover) = decryptor.takeover().filter(|t| t.dropped_results > 0) {
         eprintln!("ecrt: took over {}: {takeover}", args.device.device.display());
     }
@@ -110,7 +145,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None
         }
     });
-    let written = decrypt_stream(&mut decryptor, key.public(), input, mode, args.verify.then_some(&key), |result| {
+    let verify = if args.verify { key.as_ref() } else { None };
+    let written = decrypt_stream(&mut decryptor, &public, input, mode, verify, |result| {
         number += 1;
         match result {
             Ok(value) => writeln!(out, "{value}"),

@@ -16,6 +16,8 @@ mod modexp_bench;
 mod multiplier_bench;
 mod pareto_plot;
 mod rtl;
+mod serve;
+mod status;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -51,6 +53,8 @@ enum Command {
     Explore(explore::Args),
     Emulate(emulate::Args),
     Demo(demo::Args),
+    Serve(serve::Args),
+    Status(status::Args),
 }
 
 /// Where decryptions run.
@@ -77,6 +81,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Explore(args) => explore::run(args),
         Command::Emulate(args) => emulate::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Status(args) => status::run(args),
     }
 }
 

@@ -7,4 +7,5 @@ mod emulate;
 mod figures;
 mod parsers;
 mod phe_interop;
+mod service;
 mod xdma;

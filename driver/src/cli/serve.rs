@@ -1,0 +1,248 @@
+//! `ecrt serve`: the service that owns the devices and the private keys (docs/service.md).
+
+use crate::cli::rtl::{ScheduleArgs, TopArgs};
+use crate::cli::BackendKind;
+use anyhow::{bail, ensure, Context};
+use ecrt_driver::api::{timeout_from_seconds, BackendSpec, MAX_QUEUE_DEPTH};
+use ecrt_driver::key_file::read_private_key_file;
+use ecrt_driver::service::access::{check_key_file_private, group_id, Access};
+use ecrt_driver::service::device::{Device, DevicePacing};
+use ecrt_driver::service::{Service, ServiceConfig, ServiceKey};
+use serde::Deserialize;
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Serve decryptions to local applications over a Unix socket: this process owns the devices
+/// and the private keys; applications need only the public key (`ecrt decrypt --service`, the
+/// Python package's `backend="service"`, `ecrt status`).
+///
+/// Settings come from `--config FILE` (TOML, with the same names as the flags) and the flags,
+/// which win. SIGTERM or SIGINT drains the work accepted so far, answers it, and exits. Logs go
+/// to stderr, filtered by RUST_LOG (default `info`).
+#[derive(clap::Args)]
+pub struct Args {
+    /// A TOML file with the settings below (keys as `[[key]]` tables, with allow-lists).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The Unix socket to listen at.
+    #[arg(long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+    /// A private key to serve (pheutil JWK, readable by its owner alone); repeatable. Clients
+    /// ask for it by its id (`ecrt status` lists them).
+    #[arg(long = "key", value_name = "FILE")]
+    keys: Vec<PathBuf>,
+    /// UIDs allowed to decrypt under the `--key` keys (repeatable; default: whoever can connect).
+    #[arg(long = "allow-uid", value_name = "UID")]
+    allow_uids: Vec<u32>,
+    /// GIDs (primary or supplementary) allowed to decrypt under the `--key` keys (repeatable).
+    #[arg(long = "allow-gid", value_name = "GID")]
+    allow_gids: Vec<u32>,
+    /// Where decryptions run.
+    #[arg(long, value_enum)]
+    backend: Option<BackendKind>,
+    /// An XDMA device to drive (`--backend xdma`), repeatable: `/dev/xdma0`, `/dev/xdma1`.
+    #[arg(long = "device", value_name = "PATH")]
+    devices: Vec<PathBuf>,
+    /// Worker threads of the CPU backend (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// The socket file's mode, in octal: who may connect (default 0600, the service's user).
+    #[arg(long, value_name = "OCTAL")]
+    socket_mode: Option<String>,
+    /// The socket file's group, by name or number (with `--socket-mode 0660`: the group's members connect).
+    #[arg(long, value_name = "GROUP")]
+    socket_group: Option<String>,
+    /// Most ciphertexts at one device.
+    #[arg(long)]
+    queue_depth: Option<usize>,
+    /// Most ciphertexts the service holds per client before it stops reading from it.
+    #[arg(long)]
+    client_queue: Option<usize>,
+    /// Longest a key's work waits, in ms, while every device holds another key.
+    #[arg(long, value_name = "MS")]
+    key_switch_wait_ms: Option<u64>,
+    /// Seconds a device may take to answer, with work in flight, before it is failed and its
+    /// work retried elsewhere (0: wait forever).
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Seconds a failed device rests before it is opened again.
+    #[arg(long)]
+    retry_after: Option<f64>,
+    /// Serve Prometheus metrics over HTTP at this loopback address, e.g. 127.0.0.1:9464.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<std::net::SocketAddr>,
+    /// The simulated accelerator (`--backend sim`).
+    #[command(flatten)]
+    top: TopArgs,
+    #[command(flatten)]
+    schedule: ScheduleArgs,
+}
+
+/// The TOML configuration: the flags' settings, and keys with their allow-lists.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    socket: Option<PathBuf>,
+    socket_mode: Option<String>,
+    socket_group: Option<String>,
+    backend: Option<String>,
+    #[serde(default)]
+    devices: Vec<PathBuf>,
+    threads: Option<usize>,
+    queue_depth: Option<usize>,
+    client_queue: Option<usize>,
+    key_switch_wait_ms: Option<u64>,
+    timeout: Option<f64>,
+    retry_after: Option<f64>,
+    metrics: Option<std::net::SocketAddr>,
+    #[serde(default, rename = "key")]
+    keys: Vec<FileKey>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileKey {
+    file: PathBuf,
+    #[serde(default)]
+    allow_uids: Vec<u32>,
+    #[serde(default)]
+    allow_gids: Vec<u32>,
+}
+
+fn read_config(path: &Path) -> anyhow::Result<FileConfig> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut config: FileConfig =
+        toml::from_str(&text).with_context(|| format!("{} is not a valid configuration", path.display()))?;
+    // Relative paths in the file are relative to the file.
+    let base = path.parent().unwrap_or(Path::new("."));
+    for key in &mut config.keys {
+        key.file = base.join(&key.file);
+    }
+    config.socket = config.socket.map(|s| base.join(s));
+    Ok(config)
+}
+
+fn parse_mode(text: &str) -> anyhow::Result<u32> {
+    let mode = u32::from_str_radix(text.trim_start_matches("0o"), 8)
+        .ok()
+        .filter(|m| *m <= 0o777)
+        .with_context(|| format!("the socket mode is octal, 0 to 0777, not {text:?}"))?;
+    ensure!(mode & 0o600 == 0o600, "a socket mode of {mode:04o} would shut out the service's own user");
+    Ok(mode)
+}
+
+/// A private key file for the service: private to its owner, then read and checked.
+fn load_key(path: &Path, access: Access) -> anyhow::Result<ServiceKey> {
+    check_key_file_private(path)?;
+    Ok(ServiceKey { key: read_private_key_file(path)?, access })
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
+    let file = match &args.config {
+        Some(path) => read_config(path)?,
+        None => FileConfig::default(),
+    };
+    let socket = args.socket.clone().or(file.socket).context("give the socket to listen at: --socket PATH")?;
+    let backend = match (args.backend, file.backend.as_deref()) {
+        (Some(kind), _) => kind,
+        (None, None | Some("cpu")) => BackendKind::Cpu,
+        (None, Some("sim")) => BackendKind::Sim,
+        (None, Some("xdma")) => BackendKind::Xdma,
+        (None, Some(other)) => bail!("backend must be cpu, sim or xdma, not {other:?}"),
+    };
+    let mut keys = Vec::new();
+    for key in file.keys {
+        keys.push(load_key(&key.file, Access { uids: key.allow_uids, gids: key.allow_gids })?);
+    }
+    let flag_access = Access { uids: args.allow_uids.clone(), gids: args.allow_gids.clone() };
+    for path in &args.keys {
+        keys.push(load_key(path, flag_access.clone())?);
+    }
+    ensure!(!keys.is_empty(), "give at least one private key: --key FILE (or [[key]] in --config)");
+    let threads = crate::cli::thread_count(args.threads.or(file.threads));
+    let device_paths = if args.devices.is_empty() { file.devices } else { args.devices.clone() };
+    let devices: Vec<Device> = match backend {
+        BackendKind::Cpu => vec![Device { name: "cpu".into(), spec: Arc::new(move |_| BackendSpec::Cpu { threads }) }],
+        BackendKind::Sim => {
+            let (top, schedule) = (args.top.clone(), args.schedule.clone());
+            vec![Device {
+                name: "sim".into(),
+                spec: Arc::new(move |key| BackendSpec::Sim {
+                    config: top.config_for_key(key, &schedule),
+                    build: Default::default(),
+                    progress: false,
+                }),
+            }]
+        }
+        BackendKind::Xdma => {
+            ensure!(!device_paths.is_empty(), "give the devices to drive: --device /dev/xdma0 (repeatable)");
+            device_paths
+                .into_iter()
+                .map(|device| Device {
+                    name: device.display().to_string(),
+                    spec: Arc::new(move |_| BackendSpec::Xdma { device: device.clone() }),
+                })
+                .collect()
+        }
+    };
+    let seconds = |value: Option<f64>, default: f64, what: &str| {
+        timeout_from_seconds(value.unwrap_or(default)).map_err(|e| anyhow::anyhow!("{what}: {e}"))
+    };
+    let max_in_flight = args.queue_depth.or(file.queue_depth).unwrap_or(256);
+    ensure!((1..=MAX_QUEUE_DEPTH).contains(&max_in_flight), "the queue depth must be 1 to {MAX_QUEUE_DEPTH}");
+    let pacing = DevicePacing {
+        max_in_flight,
+        timeout: seconds(args.timeout.or(file.timeout), 30.0, "--timeout")?,
+        retry_after: seconds(args.retry_after.or(file.retry_after), 5.0, "--retry-after")?.unwrap_or(Duration::ZERO),
+    };
+    let socket_group = args.socket_group.as_deref().or(file.socket_group.as_deref()).map(group_id).transpose()?;
+    let config = ServiceConfig {
+        socket,
+        socket_mode: parse_mode(args.socket_mode.as_deref().or(file.socket_mode.as_deref()).unwrap_or("0600"))?,
+        socket_group,
+        keys,
+        devices,
+        pacing,
+        client_credit: args.client_queue.or(file.client_queue).unwrap_or(4096),
+        key_switch_wait: Duration::from_millis(args.key_switch_wait_ms.or(file.key_switch_wait_ms).unwrap_or(20)),
+        metrics: args.metrics.or(file.metrics),
+    };
+    let mut signals = Signals::new([SIGINT, SIGTERM]).context("cannot install the signal handlers")?;
+    let service = Service::start(config)?;
+    if let Some(signal) = signals.forever().next() {
+        tracing::info!("{}: stopping", if signal == SIGINT { "SIGINT" } else { "SIGTERM" });
+    }
+    service.stop();
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_modes_are_octal_and_keep_the_owner() {
+        assert_eq!(parse_mode("0660").unwrap(), 0o660);
+        assert_eq!(parse_mode("600").unwrap(), 0o600);
+        assert!(parse_mode("0400").is_err(), "the owner must be able to connect");
+        assert!(parse_mode("0999").is_err());
+        assert!(parse_mode("1777").is_err());
+    }
+
+    #[test]
+    fn the_example_configuration_parses() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/ecrt.toml");
+        let config = read_config(&path).unwrap();
+        assert_eq!(config.backend.as_deref(), Some("xdma"));
+        assert_eq!(config.keys.len(), 2);
+        assert!(config.keys.iter().any(|k| !k.allow_gids.is_empty()));
+        assert!(toml::from_str::<FileConfig>("sockets = 1").is_err(), "unknown settings are refused");
+    }
+}

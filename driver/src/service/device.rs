@@ -1,0 +1,247 @@
+//! One thread per device: it takes work from the scheduler, keeps the device's queue full, hands
+//! results to their clients, and switches keys when the scheduler says so. A device that fails
+//! has its unanswered items retried on another device (or failed, when none is left), and is
+//! reopened after a pause.
+
+use super::scheduler::{Take, WorkItem};
+use super::state::Shared;
+use crate::api::{BackendSpec, Decryptor, Options};
+use crate::item::{Completion, ItemError};
+use ecrt_golden::PrivateKey;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The backend a device opens for a key (the Verilator model's configuration depends on the key's size).
+pub type SpecForKey = Arc<dyn Fn(&PrivateKey) -> BackendSpec + Send + Sync>;
+
+/// A device the service drives.
+#[derive(Clone)]
+pub struct Device {
+    /// How status and metrics name it (the device path, or the backend).
+    pub name: String,
+    pub spec: SpecForKey,
+}
+
+/// How the device threads pace their devices.
+#[derive(Clone, Copy, Debug)]
+pub struct DevicePacing {
+    /// Most items at one device.
+    pub max_in_flight: usize,
+    /// A device that answers nothing for this long, with items in flight, has failed.
+    pub timeout: Option<Duration>,
+    /// How long a failed device rests before it is opened again.
+    pub retry_after: Duration,
+}
+
+/// A device's queue is kept about this long: long enough to hide the host's latency, short
+/// enough that a slow device (the RTL model) does not hoard work the others could do.
+const QUEUE_TIME: Duration = Duration::from_millis(50);
+/// The queue depth of a device whose speed is not yet known.
+const START_DEPTH: usize = 4;
+/// How long a device with work in flight waits for a result before it looks for new work.
+const POLL: Duration = Duration::from_millis(1);
+
+struct Held {
+    key: usize,
+    decryptor: Decryptor,
+    /// The decryptor's tickets of the items at the device.
+    in_flight: HashMap<u64, WorkItem>,
+}
+
+/// Runs device `index` until the service stops and its work is done.
+pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePacing) {
+    let mut held: Option<Held> = None;
+    let mut last_key = 0;
+    loop {
+        if held.is_none() && shared.lock().devices[index].error.is_some() {
+            // Failed: open it again (with the key it last held) until it works or the service stops.
+            if shared.stopping() {
+                break;
+            }
+            held = open(&shared, index, &device, last_key, &pacing);
+            if held.is_none() {
+                rest(&shared, pacing.retry_after);
+            }
+            continue;
+        }
+        let depth = queue_depth(&shared, index, pacing.max_in_flight);
+        let idle = held.as_ref().is_none_or(|h| h.in_flight.is_empty());
+        let room = depth.saturating_sub(held.as_ref().map_or(0, |h| h.in_flight.len()));
+        let take = if room > 0 { next_work(&shared, index, room, idle) } else { None };
+        let took_items = matches!(take, Some(Take::Items(_)));
+        match take {
+            Some(Take::Items(items)) => {
+                let held = held.as_mut().expect("items come only for a held key");
+                for item in items {
+                    let ticket = held.decryptor.submit(item.ciphertext.clone());
+                    held.in_flight.insert(ticket, item);
+                }
+                let mut state = shared.lock();
+                state.devices[index].set_in_flight(held.in_flight.len(), Instant::now());
+            }
+            Some(Take::Switch(key)) if idle => {
+                if let Some(previous) = held.take() {
+                    previous.decryptor.close();
+                }
+                last_key = key;
+                held = open(&shared, index, &device, key, &pacing);
+                if held.is_none() {
+                    rest(&shared, pacing.retry_after);
+                }
+                continue;
+            }
+            Some(Take::Switch(_) | Take::Idle) => {}
+            None if idle && shared.stopping() && shared.lock().scheduler.total_queued() == 0 => break,
+            None => {}
+        }
+        let Some(h) = held.as_mut() else { continue };
+        if h.in_flight.is_empty() {
+            continue;
+        }
+        let wait = if room > 1 && took_items { Duration::ZERO } else { POLL };
+        let mut done: Vec<Completion> = h.decryptor.wait_next_for(wait).into_iter().collect();
+        done.extend(std::iter::from_fn(|| h.decryptor.try_next()));
+        let failure = h.decryptor.failure().map(str::to_string);
+        route(&shared, index, &device.name, h, done, failure.is_some());
+        if let Some(reason) = failure {
+            held = None;
+            fail_device(&shared, index, reason);
+            rest(&shared, pacing.retry_after);
+        }
+    }
+    if let Some(h) = held {
+        h.decryptor.close();
+    }
+    let mut state = shared.lock();
+    state.devices[index].up = false;
+    state.scheduler.set_device_key(index, None, Instant::now());
+}
+
+/// The scheduler's next work for the device; waits (briefly, so that a stop is noticed) while
+/// the device is idle and nothing is queued.
+fn next_work(shared: &Shared, index: usize, room: usize, idle: bool) -> Option<Take> {
+    let mut state = shared.lock();
+    loop {
+        match state.scheduler.take(index, room, Instant::now()) {
+            Take::Idle if idle && !shared.stopping() => {
+                state = match shared.work.wait_timeout(state, Duration::from_millis(100)) {
+                    Ok((state, _)) => state,
+                    Err(poisoned) => poisoned.into_inner().0,
+                };
+                if shared.stopping() {
+                    return None;
+                }
+            }
+            Take::Idle if shared.stopping() => return None,
+            take => return Some(take),
+        }
+    }
+}
+
+/// The device's queue depth: [`QUEUE_TIME`] of its measured rate, within [`START_DEPTH`] and `max`.
+fn queue_depth(shared: &Shared, index: usize, max: usize) -> usize {
+    let state = shared.lock();
+    let device = &state.devices[index];
+    let busy = device.busy(Instant::now()).as_secs_f64();
+    let depth = if busy > 0.01 && device.completed > 0 {
+        (device.completed as f64 / busy * QUEUE_TIME.as_secs_f64()) as usize
+    } else {
+        START_DEPTH
+    };
+    depth.clamp(START_DEPTH.min(max), max)
+}
+
+/// Opens the device with key `key`; on failure records why and returns `None`.
+fn open(shared: &Shared, index: usize, device: &Device, key: usize, pacing: &DevicePacing) -> Option<Held> {
+    let private = &shared.keys[key].key;
+    let options = Options { queue_depth: pacing.max_in_flight, timeout: pacing.timeout };
+    let opened = Decryptor::open(&(device.spec)(private), private, options);
+    let mut state = shared.lock();
+    let status = &mut state.devices[index];
+    match opened {
+        Ok(decryptor) => {
+            tracing::info!(device = %device.name, key = %shared.keys[key].id, "key loaded ({})", decryptor.description());
+            status.backend = decryptor.backend_name();
+            status.up = true;
+            status.error = None;
+            status.key = Some(key);
+            status.key_switches += 1;
+            state.scheduler.set_device_key(index, Some(key), Instant::now());
+            Some(Held { key, decryptor, in_flight: HashMap::new() })
+        }
+        Err(e) => {
+            let reason = format!("{e:#}");
+            tracing::error!(device = %device.name, "cannot open the device: {reason}");
+            drop(state);
+            fail_device(shared, index, reason);
+            None
+        }
+    }
+}
+
+/// Hands completions to their clients. When the device failed, the items it lost are queued
+/// again for another device (an item tries each device at most once), or fail when no other
+/// device works.
+fn route(shared: &Shared, index: usize, name: &str, held: &mut Held, done: Vec<Completion>, failed: bool) {
+    let mut state = shared.lock();
+    let others_up = state.devices.iter().enumerate().any(|(d, s)| d != index && s.up);
+    let devices = state.devices.len();
+    for completion in done {
+        let Some(mut item) = held.in_flight.remove(&completion.ticket) else { continue };
+        match completion.result {
+            Err(ItemError::Lost(_) | ItemError::Timeout(_))
+                if failed
+                    && others_up
+                    && usize::from(item.attempts) + 1 < devices
+                    && state.clients.contains_key(&item.client) =>
+            {
+                item.attempts = item.attempts.saturating_add(1);
+                state.counters.retries += 1;
+                state.scheduler.push(held.key, item, true);
+            }
+            Err(ItemError::Lost(reason)) => {
+                let why = ItemError::Lost(format!("device {name} failed: {reason}"));
+                state.devices[index].completed += 1;
+                state.deliver(item.client, item.seq, Err(why));
+            }
+            result => {
+                state.devices[index].completed += 1;
+                state.deliver(item.client, item.seq, result);
+            }
+        }
+    }
+    if failed {
+        // A failed decryptor answers everything it held; should anything remain, it is not lost silently.
+        for (_, item) in held.in_flight.drain() {
+            state.deliver(item.client, item.seq, Err(ItemError::Lost(format!("device {name} failed"))));
+        }
+        shared.work.notify_all();
+    }
+    state.devices[index].set_in_flight(held.in_flight.len(), Instant::now());
+}
+
+/// Marks the device failed; with no device left, every queued item fails rather than waits.
+fn fail_device(shared: &Shared, index: usize, reason: String) {
+    let mut state = shared.lock();
+    let device = &mut state.devices[index];
+    tracing::error!(device = %device.name, "device failed: {reason}");
+    device.up = false;
+    device.failures += 1;
+    device.error = Some(reason);
+    device.set_in_flight(0, Instant::now());
+    state.scheduler.set_device_key(index, None, Instant::now());
+    if let Some(why) = state.no_device_reason() {
+        for (_, item) in state.scheduler.drain_all() {
+            state.deliver(item.client, item.seq, Err(ItemError::Lost(why.clone())));
+        }
+    }
+}
+
+/// Sleeps `pause`, waking early when the service stops.
+fn rest(shared: &Shared, pause: Duration) {
+    let until = Instant::now() + pause;
+    while Instant::now() < until && !shared.stopping() {
+        std::thread::sleep(Duration::from_millis(20).min(until - Instant::now()));
+    }
+}

@@ -1,0 +1,23 @@
+//! `ecrt serve`: one process owns the devices and the private keys; many applications decrypt
+//! through it over a Unix socket, in the spirit of ssh-agent. docs/service.md describes the
+//! protocol, the scheduling, access and faults.
+//!
+//! - [`protocol`]: the frames on the socket;
+//! - [`server`]: [`server::Service`], the listener and the connections;
+//! - [`scheduler`]: fair queues per key and client, and when a device switches keys;
+//! - [`device`]: a thread per device;
+//! - [`state`]: what those threads share, and the status and metrics made of it;
+//! - [`access`]: peer credentials, allow-lists, key-file and socket permissions;
+//! - [`client`]: [`client::ServiceClient`], and the engine behind `BackendSpec::Service`.
+
+pub mod access;
+pub mod client;
+pub mod device;
+mod metrics_http;
+pub mod protocol;
+pub mod scheduler;
+pub mod server;
+pub mod state;
+
+pub use client::{ServiceClient, ServiceError};
+pub use server::{key_id, Service, ServiceConfig, ServiceKey};
