@@ -210,8 +210,9 @@ impl Decryptor {
         ticket
     }
 
-    /// Hands the unsent submissions to the engine.
-    fn flush(&mut self) {
+    /// Hands the submissions not yet sent to the backend now, rather than when a batch fills or
+    /// the caller next waits (for a caller about to sleep rather than wait).
+    pub fn flush(&mut self) {
         if self.unsent.is_empty() || self.failure.is_some() {
             return;
         }

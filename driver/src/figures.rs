@@ -34,6 +34,10 @@ use crate::chip::{
 
 /// Driver CPU µs per decryption.
 const TARGET_HOST_US: f64 = 5.0;
+/// The direct XDMA path's CPU time per decryption, as a share of one CPU thread's decryption.
+const TARGET_DIRECT_SHARE: f64 = 0.0015;
+/// The same through `ecrt serve`, client and service together.
+const TARGET_SERVICE_SHARE: f64 = 0.003;
 /// Wall seconds per 2048-bit decryption in Verilator.
 const TARGET_SIM_S: f64 = 2.0;
 /// Longest register-to-register logic path (Yosys sta, no routing), ns.
@@ -152,7 +156,9 @@ impl Kind {
             }
             Kind::Host => {
                 "`ecrt bench --backend xdma`: the driver's own CPU time per decryption on the XDMA path, \
-                 against an emulated device that answers at once (median of the rounds)."
+                 against an emulated device that answers at once (median of the rounds); in the same run, the \
+                 path through `ecrt serve` (the client's and the service's CPU time) and one CPU thread's \
+                 decryption, to which both paths are compared as shares."
             }
             Kind::Cpu => {
                 "`scripts/bench` (`ecrt bench --backend cpu`): median passes over the same ciphertexts, \
@@ -852,6 +858,36 @@ fn host_rows(r: &Value) -> Vec<Row> {
     if let Some(v) = get(r, "wall_decryptions_per_second") {
         rows.push(row("decryptions/s through the emulated device (wall)", int(v)));
     }
+    if let Some(v) = get(r, "cpu_one_thread_us_per_decryption") {
+        rows.push(row("one CPU thread's decryption, same run", format!("{} µs", dec(v, 0))));
+    }
+    if let Some(v) = get(r, "direct_share") {
+        rows.push(with_target(
+            "direct path, as a share of one CPU thread's decryption",
+            format!("{} %", dec(v.map(|x| 100.0 * x), 3)),
+            format!("≤ {} %: {}", 100.0 * TARGET_DIRECT_SHARE, against(v, TARGET_DIRECT_SHARE, true)),
+        ));
+    }
+    if let (Some(total), Some(client), Some(service)) = (
+        get(r, "service_total_us_per_decryption"),
+        get(r, "service_client_us_per_decryption"),
+        get(r, "service_us_per_decryption"),
+    ) {
+        rows.push(row(
+            "through `ecrt serve`: client + service CPU time per decryption",
+            format!("{} µs ({} + {})", dec(total, 1), dec(client, 1), dec(service, 1)),
+        ));
+    }
+    if let Some(v) = get(r, "service_share") {
+        rows.push(with_target(
+            "through `ecrt serve`, as a share of one CPU thread's decryption",
+            format!("{} %", dec(v.map(|x| 100.0 * x), 3)),
+            format!("≤ {} %: {}", 100.0 * TARGET_SERVICE_SHARE, against(v, TARGET_SERVICE_SHARE, true)),
+        ));
+    }
+    if let Some(v) = get(r, "service_wall_decryptions_per_second") {
+        rows.push(row("decryptions/s through `ecrt serve` and the emulated device (wall)", int(v)));
+    }
     rows
 }
 
@@ -974,7 +1010,7 @@ fn cell(text: &str) -> String {
 
 /// The figures the README and docs/architecture.md point to: (kind, row), each taken from the
 /// first 2048-bit record of its kind that has it.
-const SUMMARY: [(Kind, &str); 16] = [
+const SUMMARY: [(Kind, &str); 18] = [
     (Kind::Accelerator, "latency, idle pipeline, first input beat to last output beat"),
     (Kind::Accelerator, "cycles per decryption, steady state, per core"),
     (Kind::Accelerator, "DSP48E1 / LUT / FF / LUTRAM / BRAM36 (Yosys estimate)"),
@@ -988,6 +1024,8 @@ const SUMMARY: [(Kind, &str); 16] = [
     (Kind::Explore, "highest chip throughput of the sweep, 100 MHz"),
     (Kind::ModExp, "cycles per folding multiplication (either slot)"),
     (Kind::Host, "driver CPU time per decryption (user + system)"),
+    (Kind::Host, "direct path, as a share of one CPU thread's decryption"),
+    (Kind::Host, "through `ecrt serve`, as a share of one CPU thread's decryption"),
     (Kind::Cpu, "ecrt eCRT, one thread / phe decrypt"),
     (Kind::Python, "ecrt.Decryptor, one thread / phe decrypt"),
     (Kind::Python, "opening a key from a JWK file"),

@@ -1,5 +1,6 @@
 """Shared fixtures: phe's test vectors (the ones every level of ecrt is tested with), their keys as
-phe objects and as JWK files, and the workspace's `ecrt` command."""
+phe objects and as JWK files, the workspace's `ecrt` command, and an `ecrt serve` holding the
+vectors' keys."""
 
 from __future__ import annotations
 
@@ -7,7 +8,13 @@ import base64
 import json
 import os
 import pathlib
-from typing import Any, Dict
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from typing import Any, Dict, Optional
 
 import phe
 import pytest
@@ -54,6 +61,96 @@ def ecrt_command() -> pathlib.Path:
         if path.exists():
             return path
     pytest.fail("no target/debug/ecrt: run `cargo build -p ecrt-driver` (scripts/test does)")
+
+
+class Service:
+    """An `ecrt serve` on the cpu backend (one thread) holding the private keys of phe's test
+    vectors, at a socket in `directory`; `public_file(bits)` is a key's public JWK."""
+
+    BITS = (1024, 2048, 3072)
+    START_TIMEOUT = 30.0
+    STOP_TIMEOUT = 10.0
+
+    def __init__(self, command: pathlib.Path, directory: pathlib.Path) -> None:
+        self.command = command
+        self.directory = directory
+        self.socket = directory / "s.sock"
+        if len(os.fsencode(self.socket)) > 100:  # a Unix socket's path has 108 bytes at most
+            self.socket = pathlib.Path(tempfile.mkdtemp(prefix="ecrt-")) / "s.sock"
+        self.log = directory / "serve.log"
+        self.key_files = []
+        for bits in self.BITS:
+            jwk = vectors(bits)["private_key"]
+            path = directory / f"key-{bits}.jwk"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as file:
+                json.dump(jwk, file)
+            os.chmod(path, 0o600)  # `ecrt serve` refuses a key file others may read
+            self.key_files.append(path)
+            self.public_file(bits).write_text(json.dumps(jwk["pub"]))
+        self.process: Optional[subprocess.Popen] = None
+
+    def public_file(self, bits: int) -> pathlib.Path:
+        return self.directory / f"key-{bits}.pub"
+
+    def start(self) -> None:
+        """Starts the service and waits until its socket accepts connections."""
+        assert self.process is None or self.process.poll() is not None, "already running"
+        args = [self.command, "serve", "--backend", "cpu", "--threads", "1", "--socket", self.socket]
+        for path in self.key_files:
+            args += ["--key", path]
+        with open(self.log, "a") as log:
+            self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        deadline = time.monotonic() + self.START_TIMEOUT
+        while True:
+            if self.process.poll() is not None:
+                pytest.fail(f"ecrt serve exited with status {self.process.returncode}:\n{self.log.read_text()}")
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                try:
+                    probe.connect(os.fspath(self.socket))
+                    return
+                except OSError:
+                    pass
+            if time.monotonic() > deadline:
+                self.stop(signal.SIGKILL)
+                pytest.fail(f"ecrt serve did not accept at {self.socket} within {self.START_TIMEOUT:.0f} s:\n{self.log.read_text()}")
+            time.sleep(0.02)
+
+    def decryptions(self) -> int:
+        """The service's count of decryptions (`ecrt status --json`)."""
+        status = subprocess.run(
+            [self.command, "status", "--service", self.socket, "--json"], capture_output=True, check=True, timeout=10
+        )
+        return json.loads(status.stdout)["counters"]["decryptions"]
+
+    def stop(self, sig: int = signal.SIGTERM) -> Optional[int]:
+        """Signals the service (SIGTERM: it drains, removes its socket and exits 0) and waits for
+        it; its exit status, or None if it was not running."""
+        process, self.process = self.process, None
+        if process is None:
+            return None
+        if process.poll() is None:
+            process.send_signal(sig)
+            try:
+                process.wait(self.STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+                pytest.fail(f"ecrt serve did not exit within {self.STOP_TIMEOUT:.0f} s of signal {sig}")
+        return process.returncode
+
+
+@pytest.fixture
+def ecrt_service(ecrt_command: pathlib.Path, tmp_path: pathlib.Path):
+    """A running `ecrt serve` (see Service), stopped after the test."""
+    service = Service(ecrt_command, tmp_path)
+    service.start()
+    try:
+        yield service
+    finally:
+        service.stop()
+        if service.socket.parent != tmp_path:
+            shutil.rmtree(service.socket.parent, ignore_errors=True)
 
 
 def secrets_of(key: phe.PaillierPrivateKey) -> list:

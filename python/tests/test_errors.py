@@ -50,7 +50,7 @@ def test_invalid_keys_raise_value_error_without_their_primes(key_1024: phe.Paill
 
 def test_bad_options_raise_value_error(key_1024: phe.PaillierPrivateKey) -> None:
     for options, reason in [
-        ({"backend": "gpu"}, 'backend must be "cpu", "sim" or "xdma"'),
+        ({"backend": "gpu"}, 'backend must be "cpu", "sim", "xdma" or "service"'),
         ({"threads": 0}, "threads must be at least 1"),
         ({"queue_depth": 0}, "the queue depth must be 1 to"),
         ({"backend": "xdma", "timeout": -1.0}, "timeout -1: expected 0 .wait forever. or a number of seconds up to 86400"),

@@ -3,12 +3,19 @@
 //! instant` in a child process: it answers every request at once, so what is measured is the host
 //! side alone. CPU time is this process's (user + system, from getrusage), so the emulator's own
 //! work is not counted; the framing alone (encode + decode, no I/O) is measured side by side.
+//!
+//! With the emulated device, the same run also measures the path through `ecrt serve` (the
+//! client's CPU time and the service's, from /proc) and one CPU thread's decryption time, each
+//! interleaved with the CPU passes: the overheads are reported as shares of that time, which hold
+//! across machines of different speeds where the microseconds do not.
 
 use crate::cli::bench::Args;
 use crate::cli::emulator_process::EmulatorProcess;
+use crate::cli::serve_process::ServeProcess;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface as itf;
 use ecrt_driver::api::{BackendSpec, Decryptor, Options};
+use ecrt_driver::cpu::{CpuKey, Scratch};
 use ecrt_golden::PrivateKey;
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
@@ -19,6 +26,12 @@ use std::time::{Duration, Instant};
 
 /// The target (docs/background.md#targets): one core feeds well over 100,000 decryptions/s.
 const TARGET_US: f64 = 5.0;
+/// The direct XDMA path's CPU time per decryption, as a share of one CPU thread's decryption.
+const TARGET_DIRECT_SHARE: f64 = 0.0015;
+/// The same through the service, client and service together.
+const TARGET_SERVICE_SHARE: f64 = 0.003;
+/// Ciphertexts per CPU pass: about a second of one thread's work at 2048 bits.
+const CPU_PASS: usize = 200;
 /// Decryptions per pass when `--count` is not given.
 pub const DEFAULT_COUNT: usize = 20_000;
 
@@ -67,19 +80,37 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     eprintln!("ecrt bench: generating a {}-bit key and {count} ciphertexts", args.key_bits);
     let key = PrivateKey::generate(args.key_bits, &mut rng)?;
     let config = args.top.config_for_key(&key, &args.schedule);
-    let measured = measure_host_overhead(&key, &config, args.device.as_deref(), count, args.rounds)?;
+    let measured = measure_host_overhead(&key, &config, args.device.as_deref(), count, args.rounds, true)?;
     crate::cli::emit_report(&measured.report, args.json, args.out.as_ref(), print_table)?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// One CPU thread's decryption of `ciphertexts` (eCRT, OpenSSL), CPU µs per item.
+fn cpu_pass(key: &CpuKey, scratch: &mut Scratch, ciphertexts: &[BigUint]) -> anyhow::Result<f64> {
+    let mut failed = None;
+    let pass = measure(ciphertexts.len(), || {
+        for c in ciphertexts {
+            if let Err(e) = key.decrypt_ecrt(c, scratch) {
+                failed = Some(e);
+            }
+        }
+    });
+    match failed {
+        Some(e) => Err(anyhow::anyhow!("OpenSSL failed: {e}")),
+        None => Ok(pass.user_us + pass.system_us),
+    }
+}
+
 /// Measures the driver's CPU time per decryption over `rounds` passes of `count` decryptions on
-/// `device`, or on an emulated device of `config` that answers at once.
+/// `device`, or on an emulated device of `config` that answers at once; with the emulated device
+/// and `with_service`, the path through `ecrt serve` and one CPU thread's decryption time too.
 pub fn measure_host_overhead(
     key: &PrivateKey,
     config: &AcceleratorConfig,
     device: Option<&Path>,
     count: usize,
     rounds: usize,
+    with_service: bool,
 ) -> anyhow::Result<HostOverhead> {
     let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
     let n_squared = key.public().n() * key.public().n();
@@ -109,9 +140,17 @@ pub fn measure_host_overhead(
             itf::encode_result_words(&frame, layout.digits, layout.stream_bits).map(|w| itf::words_to_bytes(&w))
         })
         .collect::<Result<_, _>>()?;
-    let bar = ecrt_driver::batch::progress_bar(rounds, "rounds");
+    let with_service = with_service && !device_given;
+    let cpu_key = CpuKey::new(key)?;
+    let mut scratch = Scratch::new()?;
+    let cpu_ciphertexts = &ciphertexts[..CPU_PASS.min(count)];
+    let mut cpu_passes = Vec::new();
+    let bar = ecrt_driver::batch::progress_bar(if with_service { 2 * rounds } else { rounds }, "rounds");
     let (mut driver_passes, mut framing_passes, mut failures) = (Vec::new(), Vec::new(), 0usize);
     for _ in 0..rounds {
+        if with_service {
+            cpu_passes.push(cpu_pass(&cpu_key, &mut scratch, cpu_ciphertexts)?);
+        }
         driver_passes.push(measure(count, || {
             failures += decryptor.decrypt_all(ciphertexts.iter().cloned()).iter().filter(|r| r.is_err()).count();
         }));
@@ -126,13 +165,37 @@ pub fn measure_host_overhead(
         }));
         bar.inc(1);
     }
-    bar.finish_and_clear();
     drop(decryptor);
     anyhow::ensure!(failures == 0, "{failures} decryptions failed on {}", device.display());
+    // Through the service, which now owns the device: the client's CPU time and the service's.
+    let mut service_passes = Vec::new();
+    if with_service {
+        let work = tempfile::Builder::new().prefix("ecrt-bench-service").tempdir()?;
+        let key_file = work.path().join("key.jwk");
+        std::fs::write(&key_file, ecrt_golden::phe_format::write_private_key(key, "bench"))?;
+        std::fs::set_permissions(&key_file, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        let args = ["--backend", "xdma", "--queue-depth", "256", "--timeout", "10", "--device"];
+        let mut args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        args.extend([device.as_os_str(), "--key".as_ref(), key_file.as_os_str()]);
+        let service = ServeProcess::start(work.path(), &args)?;
+        let mut client = Decryptor::connect(service.socket(), key.public(), options)?;
+        for _ in 0..rounds {
+            cpu_passes.push(cpu_pass(&cpu_key, &mut scratch, cpu_ciphertexts)?);
+            let before = service.cpu_time()?;
+            let client_pass = measure(count, || {
+                failures += client.decrypt_all(ciphertexts.iter().cloned()).iter().filter(|r| r.is_err()).count();
+            });
+            let service_us = (service.cpu_time()? - before).as_secs_f64() * 1e6 / count as f64;
+            service_passes.push((client_pass.user_us + client_pass.system_us, service_us, client_pass.wall));
+            bar.inc(1);
+        }
+        anyhow::ensure!(failures == 0, "{failures} decryptions failed through the service");
+    }
+    bar.finish_and_clear();
 
     let driver_us = median(driver_passes.iter().map(|p| p.user_us + p.system_us).collect());
     let framing_us = median(framing_passes.iter().map(|p| p.user_us + p.system_us).collect());
-    let report = json!({
+    let mut report = json!({
         "backend": "xdma",
         "device": if device_given { device.display().to_string() } else { "ecrt emulate --responder instant".into() },
         "key_bits": config.key_bits,
@@ -149,6 +212,22 @@ pub fn measure_host_overhead(
         "target_us": TARGET_US,
         "meets_target": driver_us <= TARGET_US,
     });
+    if with_service {
+        let cpu_us = median(cpu_passes);
+        let total = median(service_passes.iter().map(|(client, service, _)| client + service).collect());
+        let service_fields = json!({
+            "cpu_one_thread_us_per_decryption": cpu_us,
+            "direct_share": driver_us / cpu_us,
+            "target_direct_share": TARGET_DIRECT_SHARE,
+            "service_client_us_per_decryption": median(service_passes.iter().map(|p| p.0).collect()),
+            "service_us_per_decryption": median(service_passes.iter().map(|p| p.1).collect()),
+            "service_total_us_per_decryption": total,
+            "service_share": total / cpu_us,
+            "target_service_share": TARGET_SERVICE_SHARE,
+            "service_wall_decryptions_per_second": median(service_passes.iter().map(|p| count as f64 / p.2).collect()),
+        });
+        report.as_object_mut().expect("an object").extend(service_fields.as_object().expect("an object").clone());
+    }
     Ok(HostOverhead { report, cpu_us: driver_us })
 }
 
@@ -175,4 +254,24 @@ pub fn print_table(r: &serde_json::Value) {
     );
     println!("  one core could feed            {:>8.0} decryptions/s", f("decryptions_per_second_per_core"));
     println!("  through the emulator (wall)    {:>8.0} decryptions/s", f("wall_decryptions_per_second"));
+    if r.get("service_share").is_some() {
+        println!("  one CPU thread's decryption    {:>8.0} µs", f("cpu_one_thread_us_per_decryption"));
+        println!(
+            "  direct, as a share of it       {:>8.3} %   (target ≤ {:.2} %)",
+            100.0 * f("direct_share"),
+            100.0 * f("target_direct_share")
+        );
+        println!(
+            "  through the service            {:>8.2} µs  (client {:.2}, service {:.2})",
+            f("service_total_us_per_decryption"),
+            f("service_client_us_per_decryption"),
+            f("service_us_per_decryption")
+        );
+        println!(
+            "  through the service, share     {:>8.3} %   (target ≤ {:.2} %)",
+            100.0 * f("service_share"),
+            100.0 * f("target_service_share")
+        );
+        println!("  through the service (wall)     {:>8.0} decryptions/s", f("service_wall_decryptions_per_second"));
+    }
 }

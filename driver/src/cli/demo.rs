@@ -136,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     eprintln!("ecrt demo: all {checked} decryptions equal the golden model's and the values encrypted");
 
     step("the host's overhead per decryption, against an emulated device that answers at once");
-    let overhead = measure_host_overhead(&key, &config, None, args.overhead_count, 3)?;
+    let overhead = measure_host_overhead(&key, &config, None, args.overhead_count, 3, false)?;
 
     let summary = json!({
         "key_bits": config.key_bits,

@@ -17,6 +17,7 @@ mod multiplier_bench;
 mod pareto_plot;
 mod rtl;
 mod serve;
+mod serve_process;
 mod status;
 
 use anyhow::Context;

@@ -41,6 +41,8 @@ const QUEUE_TIME: Duration = Duration::from_millis(50);
 const START_DEPTH: usize = 4;
 /// How long a device with work in flight waits for a result before it looks for new work.
 const POLL: Duration = Duration::from_millis(1);
+/// The shortest pause that lets a device's results gather (a sleep costs a wake-up too).
+const MIN_PAUSE: Duration = Duration::from_micros(100);
 
 struct Held {
     key: usize,
@@ -68,7 +70,9 @@ pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePaci
         let depth = queue_depth(&shared, index, pacing.max_in_flight);
         let idle = held.as_ref().is_none_or(|h| h.in_flight.is_empty());
         let room = depth.saturating_sub(held.as_ref().map_or(0, |h| h.in_flight.len()));
-        let take = if room > 0 { next_work(&shared, index, room, idle) } else { None };
+        // Refilled a quarter of the queue at a time: each refill wakes the device's threads.
+        let refill = idle || room >= (depth / 4).max(1);
+        let take = if refill { next_work(&shared, index, room, idle) } else { None };
         let took_items = matches!(take, Some(Take::Items(_)));
         match take {
             Some(Take::Items(items)) => {
@@ -99,8 +103,17 @@ pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePaci
         if h.in_flight.is_empty() {
             continue;
         }
-        let wait = if room > 1 && took_items { Duration::ZERO } else { POLL };
-        let mut done: Vec<Completion> = h.decryptor.wait_next_for(wait).into_iter().collect();
+        let mut done: Vec<Completion> = if took_items {
+            Vec::new()
+        } else if let Some(pause) = batching_pause(&shared, index, h.in_flight.len(), depth) {
+            // A deep queue at a fast device: results come item by item, and waking for each costs
+            // more than the item. Sleep while a batch of them gathers, then take them together.
+            h.decryptor.flush();
+            std::thread::sleep(pause);
+            Vec::new()
+        } else {
+            h.decryptor.wait_next_for(POLL).into_iter().collect()
+        };
         done.extend(std::iter::from_fn(|| h.decryptor.try_next()));
         let failure = h.decryptor.failure().map(str::to_string);
         route(&shared, index, &device.name, h, done, failure.is_some());
@@ -150,6 +163,23 @@ fn queue_depth(shared: &Shared, index: usize, max: usize) -> usize {
         START_DEPTH
     };
     depth.clamp(START_DEPTH.min(max), max)
+}
+
+/// How long to let results gather before taking them: the time the device takes to answer half
+/// of what it holds (at most a quarter of its queue) at its measured rate, within [`MIN_PAUSE`]
+/// and [`POLL`]. `None` when it holds a few items only, or its rate is not known yet.
+fn batching_pause(shared: &Shared, index: usize, in_flight: usize, depth: usize) -> Option<Duration> {
+    if in_flight < START_DEPTH {
+        return None;
+    }
+    let state = shared.lock();
+    let device = &state.devices[index];
+    let busy = device.busy(Instant::now()).as_secs_f64();
+    if busy < 0.01 || device.completed == 0 {
+        return None;
+    }
+    let batch = (in_flight / 2).min(depth / 4).max(1);
+    Some(Duration::from_secs_f64(batch as f64 * busy / device.completed as f64).clamp(MIN_PAUSE, POLL))
 }
 
 /// Opens the device with key `key`; on failure records why and returns `None`.
@@ -219,6 +249,7 @@ fn route(shared: &Shared, index: usize, name: &str, held: &mut Held, done: Vec<C
         shared.work.notify_all();
     }
     state.devices[index].set_in_flight(held.in_flight.len(), Instant::now());
+    state.flush();
 }
 
 /// Marks the device failed; with no device left, every queued item fails rather than waits.
@@ -235,6 +266,7 @@ fn fail_device(shared: &Shared, index: usize, reason: String) {
         for (_, item) in state.scheduler.drain_all() {
             state.deliver(item.client, item.seq, Err(ItemError::Lost(why.clone())));
         }
+        state.flush();
     }
 }
 

@@ -6,7 +6,7 @@ use super::access::{self, Access, Peer};
 use super::device::{self, Device, DevicePacing};
 use super::protocol::{encode_results, KeyInfo, Request, RequestError, Response, MAX_BATCH, VERSION};
 use super::scheduler::{ClientId, Scheduler, WorkItem};
-use super::state::{ClientSlot, Counters, DeviceState, LoadedKey, Outcome, Shared, State};
+use super::state::{ClientSlot, DeviceState, LoadedKey, Outcome, Shared, State};
 use crate::item::ItemError;
 use anyhow::{bail, ensure, Context};
 use ecrt_golden::PrivateKey;
@@ -82,13 +82,8 @@ impl Service {
         let listener = bind(&config.socket)?;
         access::set_socket_access(&config.socket, config.socket_mode, config.socket_group)?;
         let devices = config.devices.iter().map(|d| DeviceState::new(d.name.clone())).collect();
-        let counters = Counters { decryptions: vec![0; keys.len()], ..Default::default() };
-        let state = State {
-            scheduler: Scheduler::new(keys.len(), config.devices.len(), config.key_switch_wait),
-            clients: HashMap::new(),
-            devices,
-            counters,
-        };
+        let scheduler = Scheduler::new(keys.len(), config.devices.len(), config.key_switch_wait);
+        let state = State::new(scheduler, devices, keys.len());
         let shared = Arc::new(Shared {
             keys,
             state: Mutex::new(state),
@@ -353,10 +348,7 @@ impl Connection {
             ))));
         }
         let (results, outcomes) = mpsc::channel();
-        self.shared.lock().clients.insert(
-            self.id,
-            ClientSlot { key, peer: self.peer.clone(), results, unanswered: 0, submitted: 0, gone: false },
-        );
+        self.shared.lock().clients.insert(self.id, ClientSlot::new(key, self.peer.clone(), results));
         let writer = {
             let (shared, out, id) = (self.shared.clone(), self.out.clone(), self.id);
             std::thread::Builder::new()
@@ -414,6 +406,7 @@ impl Connection {
                 }
             }
         }
+        state.flush();
         drop(state);
         shared.work.notify_all();
         true
@@ -469,7 +462,7 @@ fn drop_client(state: &mut State, key: usize, id: ClientId) {
 
 /// Writes a client's results in submission order, as they come (several to a frame when
 /// several are ready). A failed write means the client is gone: its work is dropped.
-fn write_results(shared: Arc<Shared>, id: ClientId, out: Arc<Mutex<UnixStream>>, outcomes: Receiver<Outcome>) {
+fn write_results(shared: Arc<Shared>, id: ClientId, out: Arc<Mutex<UnixStream>>, outcomes: Receiver<Vec<Outcome>>) {
     let mut next = 0u64;
     let mut waiting: BTreeMap<u64, Result<num_bigint::BigUint, ItemError>> = BTreeMap::new();
     loop {
@@ -483,10 +476,8 @@ fn write_results(shared: Arc<Shared>, id: ClientId, out: Arc<Mutex<UnixStream>>,
             }
             Err(RecvTimeoutError::Disconnected) => return,
         };
-        waiting.insert(first.0, first.1);
-        for (seq, result) in outcomes.try_iter() {
-            waiting.insert(seq, result);
-        }
+        waiting.extend(first);
+        waiting.extend(outcomes.try_iter().flatten());
         let mut ready = Vec::new();
         while let Some(result) = waiting.remove(&next) {
             ready.push(result);

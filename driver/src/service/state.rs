@@ -34,7 +34,10 @@ pub type Outcome = (u64, Result<BigUint, ItemError>);
 pub struct ClientSlot {
     pub key: usize,
     pub peer: Peer,
-    pub results: Sender<Outcome>,
+    /// Where the result writer takes outcomes, a batch at a time.
+    pub results: Sender<Vec<Outcome>>,
+    /// Outcomes delivered and not yet handed to the writer (see [`State::flush`]).
+    outbox: Vec<Outcome>,
     /// Items accepted and not yet written back: bounded by the credit.
     pub unanswered: usize,
     pub submitted: u64,
@@ -109,17 +112,43 @@ pub struct State {
     pub clients: HashMap<ClientId, ClientSlot>,
     pub devices: Vec<DeviceState>,
     pub counters: Counters,
+    /// Clients with outcomes in their outbox.
+    dirty: Vec<ClientId>,
+}
+
+impl ClientSlot {
+    pub fn new(key: usize, peer: Peer, results: Sender<Vec<Outcome>>) -> Self {
+        ClientSlot { key, peer, results, outbox: Vec::new(), unanswered: 0, submitted: 0, gone: false }
+    }
 }
 
 impl State {
-    /// Hands an item's outcome to its client, if it is still there.
+    pub fn new(scheduler: Scheduler, devices: Vec<DeviceState>, keys: usize) -> Self {
+        let counters = Counters { decryptions: vec![0; keys], ..Default::default() };
+        State { scheduler, clients: HashMap::new(), devices, counters, dirty: Vec::new() }
+    }
+
+    /// Queues an item's outcome for its client, if it is still there; [`State::flush`] sends it.
     pub fn deliver(&mut self, client: ClientId, seq: u64, result: Result<BigUint, ItemError>) {
-        let Some(slot) = self.clients.get(&client) else { return };
+        let Some(slot) = self.clients.get_mut(&client) else { return };
         match &result {
             Ok(_) => self.counters.decryptions[slot.key] += 1,
             Err(e) => *self.counters.errors.entry(error_kind(e)).or_default() += 1,
         }
-        let _ = slot.results.send((seq, result));
+        if slot.outbox.is_empty() {
+            self.dirty.push(client);
+        }
+        slot.outbox.push((seq, result));
+    }
+
+    /// Hands each client's delivered outcomes to its writer, one batch each: a writer wakes once
+    /// per batch, not once per item.
+    pub fn flush(&mut self) {
+        for client in self.dirty.drain(..) {
+            if let Some(slot) = self.clients.get_mut(&client) {
+                let _ = slot.results.send(std::mem::take(&mut slot.outbox));
+            }
+        }
     }
 
     /// Why no device can take work, when none is up.
