@@ -381,6 +381,7 @@ impl Connection {
                 if slot.unanswered < shared.credit {
                     break;
                 }
+                state.flush(); // the refusals of this frame count against the credit too
                 state = match shared.space.wait_timeout(state, Duration::from_millis(100)) {
                     Ok((state, _)) => state,
                     Err(poisoned) => poisoned.into_inner().0,
