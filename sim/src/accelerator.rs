@@ -12,6 +12,7 @@ use ecrt_contract::interface::{self as itf, FrameLayout, ResultFrame};
 use ecrt_golden::hw::FoldEcrtKey;
 use ecrt_hdl::emit::{emit, Emitted, Manifest};
 use std::collections::{HashMap, VecDeque};
+use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -126,10 +127,11 @@ impl ecrt_contract::session::RegisterBus for AcceleratorSim {
     }
 }
 
-/// The accelerator's Verilog for `config`, emitted once per process: rust-hdl takes seconds to
-/// emit a full-width design, and a test process or an emulator builds the same configuration
-/// many times (the Verilator model itself is cached on disk, by the Verilog's content).
-fn emitted(config: &AcceleratorConfig) -> Result<Arc<Emitted>> {
+/// The accelerator's Verilog for `config`, emitted once per process and kept on disk under the
+/// cache directory: rust-hdl takes tens of seconds to emit a full-width design, and test
+/// processes, emulators and the Python package build the same configurations again and again (the
+/// Verilator model itself is cached by the Verilog's content).
+fn emitted(config: &AcceleratorConfig, cache_dir: &Path) -> Result<Arc<Emitted>> {
     type Slot = Arc<OnceLock<std::result::Result<Arc<Emitted>, String>>>;
     static EMITTED: OnceLock<Mutex<HashMap<String, Slot>>> = OnceLock::new();
     let key = serde_json::to_string(config).map_err(|e| SimError::Spec(e.to_string()))?;
@@ -138,13 +140,47 @@ fn emitted(config: &AcceleratorConfig) -> Result<Arc<Emitted>> {
         Arc::clone(slots.entry(key).or_default())
     };
     // Outside the map's lock: other configurations emit meanwhile; this one's callers wait here.
-    slot.get_or_init(|| emit(config).map(Arc::new).map_err(|e| e.to_string())).clone().map_err(SimError::Spec)
+    slot.get_or_init(|| emitted_on_disk(config, cache_dir).map(Arc::new).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(SimError::Spec)
+}
+
+/// `config`'s Verilog and manifest from `<cache_dir>/emitted/`, emitted and stored there first if
+/// missing. The entry's key covers the configuration and a fingerprint of every source the
+/// emission reads (sim/build.rs), so a changed HDL never meets a stale entry. An unreadable or
+/// unwritable cache only costs the emission.
+fn emitted_on_disk(config: &AcceleratorConfig, cache_dir: &Path) -> std::result::Result<Emitted, String> {
+    let config_json = serde_json::to_string(config).map_err(|e| e.to_string())?;
+    let key = crate::cache::content_key(&[env!("ECRT_EMIT_FINGERPRINT").as_bytes(), config_json.as_bytes()]);
+    let dir = cache_dir.join("emitted");
+    let (verilog_path, manifest_path) = (dir.join(format!("{key}.v")), dir.join(format!("{key}.manifest.json")));
+    // The manifest is written last: where it is, the Verilog is whole.
+    let cached = std::fs::read_to_string(&manifest_path).ok().and_then(|m| serde_json::from_str::<Manifest>(&m).ok());
+    if let Some(manifest) = cached.filter(|m| &m.config == config) {
+        if let Ok(verilog) = std::fs::read_to_string(&verilog_path) {
+            return Ok(Emitted { verilog, manifest });
+        }
+    }
+    let emitted = emit(config).map_err(|e| e.to_string())?;
+    let store = || -> std::io::Result<()> {
+        std::fs::create_dir_all(&dir)?;
+        for (path, text) in
+            [(&verilog_path, &emitted.verilog), (&manifest_path, &serde_json::to_string(&emitted.manifest)?)]
+        {
+            let mut staged = tempfile::NamedTempFile::new_in(&dir)?;
+            std::io::Write::write_all(&mut staged, text.as_bytes())?;
+            staged.persist(path).map_err(|e| e.error)?;
+        }
+        Ok(())
+    };
+    let _ = store();
+    Ok(emitted)
 }
 
 impl AcceleratorSim {
     /// Emits `config`'s RTL and builds (or loads from the cache) its Verilator model.
     pub fn build(config: &AcceleratorConfig, options: &BuildOptions, trace: bool) -> Result<Self> {
-        let emitted = emitted(config)?;
+        let emitted = emitted(config, &options.cache_dir)?;
         let layout =
             FrameLayout::new(config.digits(), config.stream_bits).map_err(|e| SimError::Spec(e.to_string()))?;
         let spec = ModelSpec::from_verilog(emitted.verilog.clone(), &emitted.manifest.top)?.with_trace(trace);
@@ -441,5 +477,29 @@ impl AcceleratorSim {
         let (digits, stream_bits) = (self.layout.digits, self.layout.stream_bits);
         itf::decode_result(&itf::words_to_bytes(words), digits, stream_bits)
             .map_err(|e| SimError::Spec(format!("bad result frame: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The emitted Verilog is stored under the cache directory and read back from there.
+    #[test]
+    fn emitted_verilog_is_kept_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = AcceleratorConfig { key_bits: 512, cores: 1, ..Default::default() };
+        let first = emitted_on_disk(&config, dir.path()).unwrap();
+        let entries: Vec<_> =
+            std::fs::read_dir(dir.path().join("emitted")).unwrap().flatten().map(|e| e.path()).collect();
+        let verilog = entries.iter().find(|p| p.extension().is_some_and(|x| x == "v")).expect("a stored .v");
+        assert_eq!(std::fs::read_to_string(verilog).unwrap(), first.verilog);
+        // What is on disk is what the next process gets, without emitting.
+        std::fs::write(verilog, "// stored").unwrap();
+        assert_eq!(emitted_on_disk(&config, dir.path()).unwrap().verilog, "// stored");
+        // A damaged manifest is emitted again.
+        let manifest = entries.iter().find(|p| p.to_string_lossy().ends_with(".manifest.json")).unwrap();
+        std::fs::write(manifest, "{").unwrap();
+        assert_eq!(emitted_on_disk(&config, dir.path()).unwrap().verilog, first.verilog);
     }
 }
