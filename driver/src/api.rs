@@ -250,6 +250,13 @@ impl Decryptor {
         self.held.pop_front().or_else(|| self.next_in_order(Some(wake)))
     }
 
+    /// Takes in what the backend has reported so far, without waiting, and declares it stalled
+    /// if it has been silent beyond the timeout with items outstanding: for a caller that sleeps
+    /// between looks at [`Decryptor::try_next`] instead of waiting in [`Decryptor::wait_next`].
+    pub fn poll(&mut self) {
+        self.pump(Some(Instant::now()));
+    }
+
     /// The next completion in submission order if it is already known, without waiting.
     pub fn try_next(&mut self) -> Option<Completion> {
         self.held.pop_front().or_else(|| self.try_next_in_order())

@@ -20,9 +20,10 @@ use std::time::Duration;
 /// and the private keys; applications need only the public key (`ecrt decrypt --service`, the
 /// Python package's `backend="service"`, `ecrt status`).
 ///
-/// Settings come from `--config FILE` (TOML, with the same names as the flags) and the flags,
-/// which win. SIGTERM or SIGINT drains the work accepted so far, answers it, and exits. Logs go
-/// to stderr, filtered by RUST_LOG (default `info`).
+/// Settings come from `--config FILE` (TOML: the flags' names with underscores, `devices = [...]`,
+/// and a `[[key]]` table per key with its allow-lists; deploy/ecrt.toml shows them all) and from
+/// the flags, which win. SIGTERM or SIGINT drains the work accepted so far, answers it, and
+/// exits. Logs go to stderr, filtered by RUST_LOG (default `info`).
 #[derive(clap::Args)]
 pub struct Args {
     /// A TOML file with the settings below (keys as `[[key]]` tables, with allow-lists).

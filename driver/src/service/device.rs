@@ -114,6 +114,7 @@ pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePaci
         } else {
             h.decryptor.wait_next_for(POLL).into_iter().collect()
         };
+        h.decryptor.poll(); // a device that went silent is found out on every path
         done.extend(std::iter::from_fn(|| h.decryptor.try_next()));
         let failure = h.decryptor.failure().map(str::to_string);
         route(&shared, index, &device.name, h, done, failure.is_some());
