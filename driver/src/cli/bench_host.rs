@@ -172,8 +172,9 @@ pub fn measure_host_overhead(
     if with_service {
         let work = tempfile::Builder::new().prefix("ecrt-bench-service").tempdir()?;
         let key_file = work.path().join("key.jwk");
-        std::fs::write(&key_file, ecrt_golden::phe_format::write_private_key(key, "bench"))?;
-        std::fs::set_permissions(&key_file, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        // Never readable by others, not even for a moment (`ecrt serve` refuses it otherwise).
+        let text = ecrt_golden::phe_format::write_private_key(key, "bench");
+        crate::cli::files::write_file_atomically(&key_file, &text, 0o600, false)?;
         let args = ["--backend", "xdma", "--queue-depth", "256", "--timeout", "10", "--device"];
         let mut args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
         args.extend([device.as_os_str(), "--key".as_ref(), key_file.as_os_str()]);

@@ -67,7 +67,8 @@ pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePaci
             }
             continue;
         }
-        let depth = queue_depth(&shared, index, pacing.max_in_flight);
+        let rate = shared.lock().devices[index].rate(Instant::now());
+        let depth = queue_depth(rate, pacing.max_in_flight);
         let idle = held.as_ref().is_none_or(|h| h.in_flight.is_empty());
         let room = depth.saturating_sub(held.as_ref().map_or(0, |h| h.in_flight.len()));
         // Refilled a quarter of the queue at a time: each refill wakes the device's threads.
@@ -105,7 +106,7 @@ pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePaci
         }
         let mut done: Vec<Completion> = if took_items {
             Vec::new()
-        } else if let Some(pause) = batching_pause(&shared, index, h.in_flight.len(), depth) {
+        } else if let Some(pause) = batching_pause(rate, h.in_flight.len(), depth) {
             // A deep queue at a fast device: results come item by item, and waking for each costs
             // more than the item. Sleep while a batch of them gathers, then take them together.
             h.decryptor.flush();
@@ -139,10 +140,7 @@ fn next_work(shared: &Shared, index: usize, room: usize, idle: bool) -> Option<T
     loop {
         match state.scheduler.take(index, room, Instant::now()) {
             Take::Idle if idle && !shared.stopping() => {
-                state = match shared.work.wait_timeout(state, Duration::from_millis(100)) {
-                    Ok((state, _)) => state,
-                    Err(poisoned) => poisoned.into_inner().0,
-                };
+                state = shared.wait(&shared.work, state);
                 if shared.stopping() {
                     return None;
                 }
@@ -153,34 +151,19 @@ fn next_work(shared: &Shared, index: usize, room: usize, idle: bool) -> Option<T
     }
 }
 
-/// The device's queue depth: [`QUEUE_TIME`] of its measured rate, within [`START_DEPTH`] and `max`.
-fn queue_depth(shared: &Shared, index: usize, max: usize) -> usize {
-    let state = shared.lock();
-    let device = &state.devices[index];
-    let busy = device.busy(Instant::now()).as_secs_f64();
-    let depth = if busy > 0.01 && device.completed > 0 {
-        (device.completed as f64 / busy * QUEUE_TIME.as_secs_f64()) as usize
-    } else {
-        START_DEPTH
-    };
+/// The device's queue depth: [`QUEUE_TIME`] at its measured `rate`, within [`START_DEPTH`] and `max`.
+fn queue_depth(rate: Option<f64>, max: usize) -> usize {
+    let depth = rate.map_or(START_DEPTH, |rate| (rate * QUEUE_TIME.as_secs_f64()) as usize);
     depth.clamp(START_DEPTH.min(max), max)
 }
 
 /// How long to let results gather before taking them: the time the device takes to answer half
 /// of what it holds (at most a quarter of its queue) at its measured rate, within [`MIN_PAUSE`]
 /// and [`POLL`]. `None` when it holds a few items only, or its rate is not known yet.
-fn batching_pause(shared: &Shared, index: usize, in_flight: usize, depth: usize) -> Option<Duration> {
-    if in_flight < START_DEPTH {
-        return None;
-    }
-    let state = shared.lock();
-    let device = &state.devices[index];
-    let busy = device.busy(Instant::now()).as_secs_f64();
-    if busy < 0.01 || device.completed == 0 {
-        return None;
-    }
+fn batching_pause(rate: Option<f64>, in_flight: usize, depth: usize) -> Option<Duration> {
+    let rate = rate.filter(|_| in_flight >= START_DEPTH)?;
     let batch = (in_flight / 2).min(depth / 4).max(1);
-    Some(Duration::from_secs_f64(batch as f64 * busy / device.completed as f64).clamp(MIN_PAUSE, POLL))
+    Some(Duration::from_secs_f64(batch as f64 / rate).clamp(MIN_PAUSE, POLL))
 }
 
 /// Opens the device with key `key`; on failure records why and returns `None`.

@@ -150,6 +150,11 @@ impl Writer {
     fn big(&mut self, v: &BigUint) {
         self.bytes(&v.to_bytes_be());
     }
+    /// An item's error outcome that carries a message.
+    fn explained(&mut self, status: u8, why: &str) {
+        self.u8(status);
+        self.bytes(why.as_bytes());
+    }
     fn finish(mut self) -> Vec<u8> {
         let len = (self.0.len() - 4) as u32;
         self.0[..4].copy_from_slice(&len.to_le_bytes());
@@ -406,17 +411,10 @@ pub fn encode_results<'a>(results: impl ExactSizeIterator<Item = &'a Result<BigU
                 w.u8(outcome::TIMEOUT);
                 w.u64(after.as_millis() as u64);
             }
-            Err(
-                ItemError::Invalid(why) | ItemError::Corrupted(why) | ItemError::Backend(why) | ItemError::Lost(why),
-            ) => {
-                w.u8(match result {
-                    Err(ItemError::Invalid(_)) => outcome::INVALID,
-                    Err(ItemError::Corrupted(_)) => outcome::CORRUPTED,
-                    Err(ItemError::Backend(_)) => outcome::BACKEND,
-                    _ => outcome::LOST,
-                });
-                w.bytes(why.as_bytes());
-            }
+            Err(ItemError::Invalid(why)) => w.explained(outcome::INVALID, why),
+            Err(ItemError::Corrupted(why)) => w.explained(outcome::CORRUPTED, why),
+            Err(ItemError::Backend(why)) => w.explained(outcome::BACKEND, why),
+            Err(ItemError::Lost(why)) => w.explained(outcome::LOST, why),
         }
     }
     w.finish()

@@ -382,10 +382,7 @@ impl Connection {
                     break;
                 }
                 state.flush(); // the refusals of this frame count against the credit too
-                state = match shared.space.wait_timeout(state, Duration::from_millis(100)) {
-                    Ok((state, _)) => state,
-                    Err(poisoned) => poisoned.into_inner().0,
-                };
+                state = shared.wait(&shared.space, state);
             }
             let seq = self.next_seq;
             self.next_seq += 1;
@@ -423,10 +420,7 @@ impl Connection {
                 drop_client(&mut state, key, self.id);
             }
             while state.clients.get(&self.id).is_some_and(|c| c.unanswered > 0 && !c.gone) {
-                state = match self.shared.space.wait_timeout(state, Duration::from_millis(100)) {
-                    Ok((state, _)) => state,
-                    Err(poisoned) => poisoned.into_inner().0,
-                };
+                state = self.shared.wait(&self.shared.space, state);
             }
             drop_client(&mut state, key, self.id);
             state.clients.remove(&self.id);

@@ -93,6 +93,12 @@ impl DeviceState {
     pub fn busy(&self, now: Instant) -> Duration {
         self.busy + self.busy_since.map_or(Duration::ZERO, |since| now - since)
     }
+
+    /// Items answered per second of busy time, once the device has worked long enough to tell.
+    pub fn rate(&self, now: Instant) -> Option<f64> {
+        let busy = self.busy(now).as_secs_f64();
+        (busy > 0.01 && self.completed > 0).then(|| self.completed as f64 / busy)
+    }
 }
 
 /// Counts since the service started.
@@ -192,6 +198,14 @@ impl Shared {
     pub fn lock(&self) -> MutexGuard<'_, State> {
         // A panicking thread must not take the service down with it: its state stays usable.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Waits on `condvar` (at most 100 ms, so that a stop is noticed) and takes the lock back.
+    pub fn wait<'a>(&self, condvar: &Condvar, state: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        match condvar.wait_timeout(state, Duration::from_millis(100)) {
+            Ok((state, _)) => state,
+            Err(poisoned) => poisoned.into_inner().0,
+        }
     }
 
     pub fn stopping(&self) -> bool {
