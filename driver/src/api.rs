@@ -27,7 +27,7 @@ use crate::engine::{Engine, Event, Job};
 pub use crate::item::{Completion, ItemError};
 use ecrt_golden::{PrivateKey, PublicKey};
 use num_bigint::BigUint;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -104,13 +104,13 @@ pub struct Decryptor {
     options: Options,
     next_ticket: u64,
     next_out: u64,
-    /// Submitted and not answered (handed to the engine, or about to be).
-    outstanding: BTreeSet<u64>,
+    /// One slot per ticket from `next_out` on: answered, or still waiting for its answer.
+    slots: VecDeque<Option<Result<BigUint, ItemError>>>,
+    /// Slots waiting: submitted and not answered (handed to the engine, or about to be).
+    outstanding: usize,
     /// Submitted and not yet handed to the engine, and since when.
     unsent: Vec<Job>,
     unsent_since: Instant,
-    /// Answered, not yet returned to the caller.
-    ready: BTreeMap<u64, Result<BigUint, ItemError>>,
     /// Completions that `decrypt_all` met before its own, kept for `wait_next`.
     held: VecDeque<Completion>,
     /// Why the engine stopped, once it has.
@@ -148,16 +148,17 @@ impl Decryptor {
     /// A decryptor over a running engine.
     pub(crate) fn with_engine(engine: Engine, public: PublicKey, options: Options) -> anyhow::Result<Self> {
         options.check()?;
+        engine.set_queue_depth(options.queue_depth);
         Ok(Decryptor {
             engine,
             public,
             options,
             next_ticket: 0,
             next_out: 0,
-            outstanding: BTreeSet::new(),
+            slots: VecDeque::new(),
+            outstanding: 0,
             unsent: Vec::with_capacity(SEND_BATCH),
             unsent_since: Instant::now(),
-            ready: BTreeMap::new(),
             held: VecDeque::new(),
             failure: None,
             last_progress: Instant::now(),
@@ -186,20 +187,21 @@ impl Decryptor {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         if let Err(e) = check_range(&self.public, &ciphertext) {
-            self.ready.insert(ticket, Err(ItemError::Invalid(e)));
+            self.slots.push_back(Some(Err(ItemError::Invalid(e))));
             return ticket;
         }
-        while self.failure.is_none() && self.outstanding.len() >= self.options.queue_depth {
+        while self.failure.is_none() && self.outstanding >= self.options.queue_depth {
             self.pump(None);
         }
         if let Some(reason) = &self.failure {
-            self.ready.insert(ticket, Err(ItemError::Lost(reason.clone())));
+            self.slots.push_back(Some(Err(ItemError::Lost(reason.clone()))));
             return ticket;
         }
-        if self.outstanding.is_empty() {
+        if self.outstanding == 0 {
             self.last_progress = Instant::now();
         }
-        self.outstanding.insert(ticket);
+        self.slots.push_back(None);
+        self.outstanding += 1;
         if self.unsent.is_empty() {
             self.unsent_since = Instant::now();
         }
@@ -263,7 +265,7 @@ impl Decryptor {
     }
 
     fn try_next_in_order(&mut self) -> Option<Completion> {
-        if self.unsent_since.elapsed() >= SEND_DELAY {
+        if !self.unsent.is_empty() && self.unsent_since.elapsed() >= SEND_DELAY {
             self.flush();
         }
         while self.failure.is_none() {
@@ -316,7 +318,8 @@ impl Decryptor {
     }
 
     fn take_ready(&mut self) -> Option<Completion> {
-        let result = self.ready.remove(&self.next_out)?;
+        let result = self.slots.front_mut()?.take()?;
+        self.slots.pop_front();
         let ticket = self.next_out;
         self.next_out += 1;
         Some(Completion { ticket, result })
@@ -340,7 +343,7 @@ impl Decryptor {
             Some(events) => self.absorb(events),
             None => {
                 let stalled = stall_deadline.is_some_and(|stall| Instant::now() >= stall);
-                if let (false, true, Some(timeout)) = (self.outstanding.is_empty(), stalled, self.options.timeout) {
+                if let (false, true, Some(timeout)) = (self.outstanding == 0, stalled, self.options.timeout) {
                     self.fail(ItemError::Timeout(timeout).to_string(), Some(timeout));
                 }
             }
@@ -351,8 +354,10 @@ impl Decryptor {
         for event in events {
             match event {
                 Event::Done(ticket, result) => {
-                    if self.outstanding.remove(&ticket) {
-                        self.ready.insert(ticket, result);
+                    let slot = ticket.checked_sub(self.next_out).and_then(|k| self.slots.get_mut(k as usize));
+                    if let Some(slot @ None) = slot {
+                        *slot = Some(result);
+                        self.outstanding -= 1;
                     }
                 }
                 Event::Failed(reason) => self.fail(reason, None),
@@ -367,13 +372,13 @@ impl Decryptor {
             return;
         }
         self.unsent.clear();
-        for ticket in std::mem::take(&mut self.outstanding) {
-            let error = match timeout {
+        for slot in self.slots.iter_mut().filter(|slot| slot.is_none()) {
+            *slot = Some(Err(match timeout {
                 Some(t) => ItemError::Timeout(t),
                 None => ItemError::Lost(reason.clone()),
-            };
-            self.ready.insert(ticket, Err(error));
+            }));
         }
+        self.outstanding = 0;
         self.engine.shutdown();
         self.failure = Some(reason);
     }

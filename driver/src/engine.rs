@@ -1,12 +1,15 @@
-//! The channel pair between a [`crate::api::Decryptor`] and the threads that do a backend's work:
-//! jobs go in, events come out, both in batches so that a thread is woken once per batch rather
+//! What sits between a [`crate::api::Decryptor`] and a backend's work: jobs go in through a
+//! [`JobSink`] (a channel to the backend's threads, or a writer on the caller's own thread),
+//! events come out of a channel, both in batches so that a thread is woken once per batch rather
 //! than once per item. The decryptor keeps the order, the bounds and the timeouts.
 
 use crate::backend::Backend;
 use crate::item::ItemError;
 use crate::xdma::takeover::Takeover;
 use num_bigint::BigUint;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -24,6 +27,85 @@ pub enum Event {
     Failed(String),
 }
 
+/// Where an engine's jobs go: a channel to the backend's threads, or a writer on the caller's
+/// own thread (the service client's).
+pub trait JobSink: Send {
+    /// Passes `jobs` on; an error means the backend has stopped (an empty one: say so generically).
+    fn send(&mut self, jobs: Vec<Job>) -> Result<(), String>;
+}
+
+/// Jobs handed to a worker thread.
+impl JobSink for Sender<Vec<Job>> {
+    fn send(&mut self, jobs: Vec<Job>) -> Result<(), String> {
+        Sender::send(self, jobs).map_err(|_| String::new())
+    }
+}
+
+/// Results a backend's reader has taken in and holds until it has a batch worth a wake-up: the
+/// engine takes them itself when its caller looks without waiting or its wait runs out.
+#[derive(Clone, Default)]
+pub struct HeldResults(Arc<Held>);
+
+struct Held {
+    events: Mutex<Vec<Event>>,
+    /// Whether `events` may be non-empty: a caller that polls often looks here, not at the lock.
+    any: AtomicBool,
+    /// Half the caller's queue depth: holding more would leave it waiting with room to fill.
+    caller_batch: AtomicUsize,
+}
+
+impl Default for Held {
+    fn default() -> Self {
+        Held { events: Mutex::default(), any: AtomicBool::new(false), caller_batch: AtomicUsize::new(usize::MAX) }
+    }
+}
+
+impl HeldResults {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Event>> {
+        self.0.events.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The most results worth holding for a caller that keeps `depth` items in flight.
+    pub fn set_caller_queue_depth(&self, depth: usize) {
+        self.0.caller_batch.store(depth.div_ceil(2).max(1), Ordering::Relaxed);
+    }
+
+    /// Results worth handing over together, at most `batch`.
+    pub fn batch(&self, batch: usize) -> usize {
+        batch.min(self.0.caller_batch.load(Ordering::Relaxed))
+    }
+
+    /// Adds `events`; returns how many are held now.
+    pub fn hold(&self, events: Vec<Event>) -> usize {
+        let mut held = self.lock();
+        held.extend(events);
+        self.0.any.store(!held.is_empty(), Ordering::Release);
+        held.len()
+    }
+
+    fn take_all(&self) -> Vec<Event> {
+        let mut held = self.lock();
+        self.0.any.store(false, Ordering::Release);
+        std::mem::take(&mut *held)
+    }
+
+    /// Sends what is held, if anything, waking the caller.
+    pub fn hand_over(&self, events: &Sender<Vec<Event>>) {
+        let batch = self.take_all();
+        if !batch.is_empty() {
+            let _ = events.send(batch);
+        }
+    }
+
+    fn take(&self) -> Option<Vec<Event>> {
+        if !self.0.any.load(Ordering::Acquire) {
+            return None;
+        }
+        let batch = self.take_all();
+        (!batch.is_empty()).then_some(batch)
+    }
+}
+
 /// Something to do when the engine stops, besides closing the job channel (e.g. waking a reader).
 pub type StopHook = Box<dyn FnMut() + Send>;
 
@@ -31,8 +113,9 @@ pub type StopHook = Box<dyn FnMut() + Send>;
 pub struct Engine {
     name: &'static str,
     description: String,
-    jobs: Option<Sender<Vec<Job>>>,
+    jobs: Option<Box<dyn JobSink>>,
     events: Receiver<Vec<Event>>,
+    held: Option<HeldResults>,
     threads: Vec<JoinHandle<()>>,
     on_stop: Option<StopHook>,
     /// How long `shutdown` waits for a thread that may be blocked in a device call.
@@ -42,11 +125,11 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// An engine from its parts: the threads must end once `jobs` closes and `on_stop` ran.
+    /// An engine from its parts: the threads must end once `jobs` is dropped and `on_stop` ran.
     pub fn new(
         name: &'static str,
         description: String,
-        jobs: Sender<Vec<Job>>,
+        jobs: impl JobSink + 'static,
         events: Receiver<Vec<Event>>,
         threads: Vec<JoinHandle<()>>,
         on_stop: Option<StopHook>,
@@ -54,8 +137,9 @@ impl Engine {
         Engine {
             name,
             description,
-            jobs: Some(jobs),
+            jobs: Some(Box::new(jobs)),
             events,
+            held: None,
             threads,
             on_stop,
             join_grace: Duration::from_millis(500),
@@ -67,6 +151,19 @@ impl Engine {
     pub fn with_takeover(mut self, takeover: Takeover) -> Self {
         self.takeover = Some(takeover);
         self
+    }
+
+    /// Lets the engine take what the backend's reader holds (see [`HeldResults`]).
+    pub fn with_held(mut self, held: HeldResults) -> Self {
+        self.held = Some(held);
+        self
+    }
+
+    /// Tells the backend how many items its caller keeps in flight at most.
+    pub fn set_queue_depth(&self, depth: usize) {
+        if let Some(held) = &self.held {
+            held.set_caller_queue_depth(depth);
+        }
     }
 
     /// What taking the card over found, for a backend that takes one over (XDMA).
@@ -117,8 +214,21 @@ impl Engine {
 
     /// Hands jobs to the backend; an error means the backend has stopped.
     pub fn send(&mut self, jobs: Vec<Job>) -> Result<(), String> {
-        let sender = self.jobs.as_ref().ok_or_else(|| "the backend was shut down".to_string())?;
-        sender.send(jobs).map_err(|_| format!("the {} backend stopped", self.name))
+        let sink = self.jobs.as_mut().ok_or_else(|| "the backend was shut down".to_string())?;
+        sink.send(jobs).map_err(
+            |reason| {
+                if reason.is_empty() {
+                    format!("the {} backend stopped", self.name)
+                } else {
+                    reason
+                }
+            },
+        )
+    }
+
+    /// What the backend's reader holds, if anything.
+    fn take_held(&self) -> Option<Vec<Event>> {
+        self.held.as_ref().and_then(HeldResults::take)
     }
 
     /// The next events, waiting until `deadline` (forever without one); `None` at the deadline.
@@ -130,7 +240,7 @@ impl Engine {
         };
         match received {
             Ok(event) => Some(event),
-            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Timeout) => self.take_held(),
             Err(RecvTimeoutError::Disconnected) => {
                 Some(vec![Event::Failed(format!("the {} backend stopped", self.name))])
             }
@@ -141,7 +251,7 @@ impl Engine {
     pub fn try_recv(&mut self) -> Option<Vec<Event>> {
         match self.events.try_recv() {
             Ok(events) => Some(events),
-            Err(mpsc::TryRecvError::Empty) => None,
+            Err(mpsc::TryRecvError::Empty) => self.take_held(),
             Err(mpsc::TryRecvError::Disconnected) => {
                 Some(vec![Event::Failed(format!("the {} backend stopped", self.name))])
             }

@@ -852,6 +852,9 @@ fn host_rows(r: &Value) -> Vec<Row> {
     if let Some(v) = get(r, "framing_us_per_decryption") {
         rows.push(row("framing alone (encode and decode in memory)", format!("{} µs", dec(v, 1))));
     }
+    if let Some(v) = get(r, "context_switches_per_decryption") {
+        rows.push(row("context switches per decryption (counted: they hold when the time swings)", dec(v, 3)));
+    }
     if let Some(v) = get(r, "decryptions_per_second_per_core") {
         rows.push(row("decryptions/s one host core could feed", int(v.map(|x| (x / 1000.0).round() * 1000.0))));
     }
@@ -877,6 +880,9 @@ fn host_rows(r: &Value) -> Vec<Row> {
             "through `ecrt serve`: client + service CPU time per decryption",
             format!("{} µs ({} + {})", dec(total, 1), dec(client, 1), dec(service, 1)),
         ));
+    }
+    if let Some(v) = get(r, "service_context_switches_per_decryption") {
+        rows.push(row("through `ecrt serve`: context switches per decryption, client + service", dec(v, 3)));
     }
     if let Some(v) = get(r, "service_share") {
         rows.push(with_target(

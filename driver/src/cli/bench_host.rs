@@ -35,34 +35,47 @@ const CPU_PASS: usize = 200;
 /// Decryptions per pass when `--count` is not given.
 pub const DEFAULT_COUNT: usize = 20_000;
 
-/// CPU time of this process so far: (user, system).
-fn cpu_time() -> (Duration, Duration) {
+/// What this process has used so far: CPU time (user, system) and context switches.
+fn usage() -> (Duration, Duration, u64) {
     // SAFETY: getrusage fills the struct it is given.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
     let duration = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    (duration(usage.ru_utime), duration(usage.ru_stime))
+    let switches = (usage.ru_nvcsw + usage.ru_nivcsw) as u64;
+    (duration(usage.ru_utime), duration(usage.ru_stime), switches)
 }
 
-/// One measured pass: CPU µs per item (user, system) and wall seconds.
+/// One measured pass: CPU µs per item (user, system), context switches per item and wall
+/// seconds. The switches are counted, not timed: they hold on a busy machine, where the system
+/// time each one costs swings widely.
 struct Pass {
     user_us: f64,
     system_us: f64,
+    switches: f64,
     wall: f64,
 }
 
 fn measure(count: usize, work: impl FnOnce()) -> Pass {
-    let ((user0, system0), start) = (cpu_time(), Instant::now());
+    let ((user0, system0, switches0), start) = (usage(), Instant::now());
     work();
     let wall = start.elapsed().as_secs_f64();
-    let (user1, system1) = cpu_time();
+    let (user1, system1, switches1) = usage();
     let per_item = |d: Duration| d.as_secs_f64() * 1e6 / count as f64;
-    Pass { user_us: per_item(user1 - user0), system_us: per_item(system1 - system0), wall }
+    let switches = (switches1 - switches0) as f64 / count as f64;
+    Pass { user_us: per_item(user1 - user0), system_us: per_item(system1 - system0), switches, wall }
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
+}
+
+/// One pass through the service: the client's pass, and the service's CPU µs and context
+/// switches per item over it.
+struct ServicePass {
+    client: Pass,
+    service_us: f64,
+    service_switches: f64,
 }
 
 /// What one host-overhead measurement found.
@@ -179,15 +192,17 @@ pub fn measure_host_overhead(
         let mut args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
         args.extend([device.as_os_str(), "--key".as_ref(), key_file.as_os_str()]);
         let service = ServeProcess::start(work.path(), &args)?;
-        let mut client = Decryptor::connect(service.socket(), key.public(), options)?;
+        let mut client_decryptor = Decryptor::connect(service.socket(), key.public(), options)?;
         for _ in 0..rounds {
             cpu_passes.push(cpu_pass(&cpu_key, &mut scratch, cpu_ciphertexts)?);
-            let before = service.cpu_time()?;
-            let client_pass = measure(count, || {
-                failures += client.decrypt_all(ciphertexts.iter().cloned()).iter().filter(|r| r.is_err()).count();
+            let (before, switches_before) = (service.cpu_time()?, service.context_switches()?);
+            let client = measure(count, || {
+                failures +=
+                    client_decryptor.decrypt_all(ciphertexts.iter().cloned()).iter().filter(|r| r.is_err()).count();
             });
             let service_us = (service.cpu_time()? - before).as_secs_f64() * 1e6 / count as f64;
-            service_passes.push((client_pass.user_us + client_pass.system_us, service_us, client_pass.wall));
+            let service_switches = (service.context_switches()? - switches_before) as f64 / count as f64;
+            service_passes.push(ServicePass { client, service_us, service_switches });
             bar.inc(1);
         }
         anyhow::ensure!(failures == 0, "{failures} decryptions failed through the service");
@@ -206,6 +221,7 @@ pub fn measure_host_overhead(
         "host_cpu_us_per_decryption": driver_us,
         "user_us_per_decryption": median(driver_passes.iter().map(|p| p.user_us).collect()),
         "system_us_per_decryption": median(driver_passes.iter().map(|p| p.system_us).collect()),
+        "context_switches_per_decryption": median(driver_passes.iter().map(|p| p.switches).collect()),
         "framing_us_per_decryption": framing_us,
         "framing_share": framing_us / driver_us,
         "wall_decryptions_per_second": median(driver_passes.iter().map(|p| count as f64 / p.wall).collect()),
@@ -215,17 +231,22 @@ pub fn measure_host_overhead(
     });
     if with_service {
         let cpu_us = median(cpu_passes);
-        let total = median(service_passes.iter().map(|(client, service, _)| client + service).collect());
+        let total =
+            median(service_passes.iter().map(|p| p.client.user_us + p.client.system_us + p.service_us).collect());
+        let switches = median(service_passes.iter().map(|p| p.client.switches + p.service_switches).collect());
         let service_fields = json!({
             "cpu_one_thread_us_per_decryption": cpu_us,
             "direct_share": driver_us / cpu_us,
             "target_direct_share": TARGET_DIRECT_SHARE,
-            "service_client_us_per_decryption": median(service_passes.iter().map(|p| p.0).collect()),
-            "service_us_per_decryption": median(service_passes.iter().map(|p| p.1).collect()),
+            "service_client_us_per_decryption":
+                median(service_passes.iter().map(|p| p.client.user_us + p.client.system_us).collect()),
+            "service_us_per_decryption": median(service_passes.iter().map(|p| p.service_us).collect()),
             "service_total_us_per_decryption": total,
+            "service_context_switches_per_decryption": switches,
             "service_share": total / cpu_us,
             "target_service_share": TARGET_SERVICE_SHARE,
-            "service_wall_decryptions_per_second": median(service_passes.iter().map(|p| count as f64 / p.2).collect()),
+            "service_wall_decryptions_per_second":
+                median(service_passes.iter().map(|p| count as f64 / p.client.wall).collect()),
         });
         report.as_object_mut().expect("an object").extend(service_fields.as_object().expect("an object").clone());
     }
@@ -253,6 +274,7 @@ pub fn print_table(r: &serde_json::Value) {
         f("framing_us_per_decryption"),
         100.0 * f("framing_share")
     );
+    println!("  context switches per decryption {:>7.3}", f("context_switches_per_decryption"));
     println!("  one core could feed            {:>8.0} decryptions/s", f("decryptions_per_second_per_core"));
     println!("  through the emulator (wall)    {:>8.0} decryptions/s", f("wall_decryptions_per_second"));
     if r.get("service_share").is_some() {
@@ -267,6 +289,10 @@ pub fn print_table(r: &serde_json::Value) {
             f("service_total_us_per_decryption"),
             f("service_client_us_per_decryption"),
             f("service_us_per_decryption")
+        );
+        println!(
+            "  context switches, both sides    {:>7.3} per decryption",
+            f("service_context_switches_per_decryption")
         );
         println!(
             "  through the service, share     {:>8.3} %   (target ≤ {:.2} %)",

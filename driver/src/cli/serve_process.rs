@@ -59,6 +59,24 @@ impl ServeProcess {
     }
 }
 
+impl ServeProcess {
+    /// Context switches of the service's threads so far, voluntary and not (threads that ended
+    /// are not counted: the service's threads live as long as their connection or device).
+    pub fn context_switches(&self) -> anyhow::Result<u64> {
+        let mut total = 0;
+        for task in std::fs::read_dir(format!("/proc/{}/task", self.child.id()))? {
+            // A thread may end between the listing and the read.
+            let Ok(status) = std::fs::read_to_string(task?.path().join("status")) else { continue };
+            total += status
+                .lines()
+                .filter(|line| line.contains("ctxt_switches:"))
+                .filter_map(|line| line.split_whitespace().last()?.parse::<u64>().ok())
+                .sum::<u64>();
+        }
+        Ok(total)
+    }
+}
+
 impl Drop for ServeProcess {
     fn drop(&mut self) {
         // SAFETY: kill(2) on our own child, not yet reaped.

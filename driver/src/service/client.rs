@@ -1,11 +1,11 @@
 //! The client side: [`ServiceClient`] asks a service for its keys, a public key, its status or
 //! its metrics, and opens a key as a [`crate::engine::Engine`] that `BackendSpec::Service` runs
-//! under a [`crate::api::Decryptor`]: a writer thread sends the submissions, a reader thread
-//! takes the results in order.
+//! under a [`crate::api::Decryptor`]: the caller's thread sends the submissions ([`Submitter`]),
+//! a reader thread takes the results in order.
 
 use super::protocol::{encode_submit, KeyInfo, Request, RequestError, Response, MAX_BATCH, VERSION};
 use super::server::key_id;
-use crate::engine::{Engine, Event, Job};
+use crate::engine::{Engine, Event, Job, JobSink};
 use ecrt_golden::PublicKey;
 use std::io::{BufReader, BufWriter, Write};
 use std::os::unix::net::UnixStream;
@@ -136,17 +136,9 @@ impl ServiceClient {
             other => return Err(self.unexpected(&other)),
         };
         let name = self.name();
-        let (jobs, job_rx) = mpsc::channel::<Vec<Job>>();
         let (event_tx, events) = mpsc::channel();
         let (ticket_tx, ticket_rx) = mpsc::channel::<Vec<u64>>();
         let stopper = self.writer.try_clone().map_err(|cause| ServiceError::Io { socket: name.clone(), cause })?;
-        let writer = {
-            let stream = self.writer;
-            std::thread::Builder::new()
-                .name("ecrt service writer".into())
-                .spawn(move || send_jobs(stream, job_rx, ticket_tx))
-                .expect("spawn the service writer")
-        };
         let reader = {
             let (reader, name) = (self.reader, name.clone());
             std::thread::Builder::new()
@@ -158,31 +150,40 @@ impl ServiceClient {
             let _ = stopper.shutdown(std::net::Shutdown::Both);
         });
         let description = format!("the ecrt service at {name} ({}), key {key_id}", self.service);
-        Ok((Engine::new("service", description, jobs, events, vec![writer, reader], Some(stop)), credit))
+        let submitter =
+            Submitter { out: BufWriter::with_capacity(256 << 10, self.writer), tickets: ticket_tx, broken: false };
+        Ok((Engine::new("service", description, submitter, events, vec![reader], Some(stop)), credit))
     }
 }
 
-/// Sends each batch of jobs as `Submit` frames, after telling the reader their tickets. When
-/// the socket fails, the reader reports it (after the results still on their way): the writer
-/// only keeps taking jobs, which the reader's failure then answers.
-fn send_jobs(stream: UnixStream, jobs: mpsc::Receiver<Vec<Job>>, tickets: mpsc::Sender<Vec<u64>>) {
-    let mut out = BufWriter::with_capacity(256 << 10, stream);
-    let mut send = |batch: &[Job]| -> std::io::Result<()> {
-        for chunk in batch.chunks(MAX_BATCH) {
-            if tickets.send(chunk.iter().map(|j| j.ticket).collect()).is_err() {
-                return Err(std::io::ErrorKind::BrokenPipe.into());
+/// Sends each batch of jobs as `Submit` frames on the caller's thread, after telling the reader
+/// their tickets. The service reads whatever a client sends within its credit, which the
+/// decryptor's queue never exceeds, so a write does not wait on results.
+struct Submitter {
+    out: BufWriter<UnixStream>,
+    tickets: mpsc::Sender<Vec<u64>>,
+    /// The socket failed: the reader reports it (after the results still on their way), and the
+    /// jobs sent since are answered by that failure.
+    broken: bool,
+}
+
+impl JobSink for Submitter {
+    fn send(&mut self, jobs: Vec<Job>) -> Result<(), String> {
+        if self.broken {
+            return Ok(());
+        }
+        let mut send = || -> std::io::Result<()> {
+            for chunk in jobs.chunks(MAX_BATCH) {
+                if self.tickets.send(chunk.iter().map(|j| j.ticket).collect()).is_err() {
+                    return Err(std::io::ErrorKind::BrokenPipe.into());
+                }
+                self.out.write_all(&encode_submit(chunk.iter().map(|j| &j.ciphertext)))?;
             }
-            out.write_all(&encode_submit(chunk.iter().map(|j| &j.ciphertext)))?;
-        }
-        out.flush()
-    };
-    while let Ok(mut batch) = jobs.recv() {
-        batch.extend(jobs.try_iter().flatten());
-        if send(&batch).is_err() {
-            break;
-        }
+            self.out.flush()
+        };
+        self.broken = send().is_err();
+        Ok(())
     }
-    for _ in jobs.iter() {}
 }
 
 /// Pairs each result with the next ticket sent, in order.

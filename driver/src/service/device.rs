@@ -199,7 +199,8 @@ fn open(shared: &Shared, index: usize, device: &Device, key: usize, pacing: &Dev
 /// device works.
 fn route(shared: &Shared, index: usize, name: &str, held: &mut Held, done: Vec<Completion>, failed: bool) {
     let mut state = shared.lock();
-    let others_up = state.devices.iter().enumerate().any(|(d, s)| d != index && s.up);
+    // Another device can take the items unless it has failed (one not opened yet will be).
+    let others_up = state.devices.iter().enumerate().any(|(d, s)| d != index && (s.up || s.error.is_none()));
     let devices = state.devices.len();
     for completion in done {
         let Some(mut item) = held.in_flight.remove(&completion.ticket) else { continue };

@@ -147,8 +147,18 @@ impl Writer {
         self.u32(b.len() as u32);
         self.0.extend(b);
     }
+    /// An integer as its big-endian bytes (`[0]` for zero), written straight from its digits.
     fn big(&mut self, v: &BigUint) {
-        self.bytes(&v.to_bytes_be());
+        let len = v.bits().div_ceil(8).max(1) as usize;
+        self.u32(len as u32);
+        let start = self.0.len();
+        self.0.resize(start + len, 0);
+        let out = &mut self.0[start..];
+        for (k, digit) in v.iter_u64_digits().enumerate() {
+            let end = len - 8 * k;
+            let take = end.min(8);
+            out[end - take..end].copy_from_slice(&digit.to_be_bytes()[8 - take..]);
+        }
     }
     /// An item's error outcome that carries a message.
     fn explained(&mut self, status: u8, why: &str) {
@@ -190,8 +200,15 @@ impl<'a> Reader<'a> {
         let n = self.u32()? as usize;
         self.take(n)
     }
+    /// An integer from its big-endian bytes, read straight into digits.
     fn big(&mut self) -> io::Result<BigUint> {
-        Ok(BigUint::from_bytes_be(self.bytes()?))
+        let bytes = self.bytes()?;
+        let digits = bytes.rchunks(4).map(|chunk| {
+            let mut word = [0u8; 4];
+            word[4 - chunk.len()..].copy_from_slice(chunk);
+            u32::from_be_bytes(word)
+        });
+        Ok(BigUint::new(digits.collect()))
     }
     fn string(&mut self) -> io::Result<String> {
         String::from_utf8(self.bytes()?.to_vec()).map_err(|_| malformed("a string is not UTF-8"))
@@ -436,6 +453,8 @@ fn read_outcome(b: &mut Reader) -> io::Result<Result<BigUint, ItemError>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_bigint::RandBigInt;
+    use rand::SeedableRng;
 
     fn round_trip_request(request: Request) {
         let bytes = request.encode();
@@ -480,6 +499,23 @@ mod tests {
         ] {
             round_trip_response(Response::Error(error));
         }
+    }
+
+    #[test]
+    fn integers_are_big_endian_bytes() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut values: Vec<BigUint> = (0..200u64).map(|bits| rng.gen_biguint(bits * 23)).collect();
+        values.extend([BigUint::default(), BigUint::from(1u8), BigUint::from(u64::MAX), BigUint::from(1u8) << 64]);
+        for v in values {
+            let mut w = Writer::new(0);
+            w.big(&v);
+            let body = &w.0[5..];
+            assert_eq!(&body[4..], v.to_bytes_be().as_slice(), "{v:x}");
+            assert_eq!(Reader(body).big().unwrap(), v);
+        }
+        // Leading zero bytes are read as the same integer.
+        let padded = [&5u32.to_le_bytes()[..], &[0, 0, 1, 2, 3]].concat();
+        assert_eq!(Reader(&padded).big().unwrap(), BigUint::from(0x010203u32));
     }
 
     #[test]

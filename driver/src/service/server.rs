@@ -10,7 +10,7 @@ use super::state::{ClientSlot, DeviceState, LoadedKey, Outcome, Shared, State};
 use crate::item::ItemError;
 use anyhow::{bail, ensure, Context};
 use ecrt_golden::PrivateKey;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, VecDeque};
 use std::io::{BufReader, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -459,7 +459,8 @@ fn drop_client(state: &mut State, key: usize, id: ClientId) {
 /// several are ready). A failed write means the client is gone: its work is dropped.
 fn write_results(shared: Arc<Shared>, id: ClientId, out: Arc<Mutex<UnixStream>>, outcomes: Receiver<Vec<Outcome>>) {
     let mut next = 0u64;
-    let mut waiting: BTreeMap<u64, Result<num_bigint::BigUint, ItemError>> = BTreeMap::new();
+    // Outcome of item `next + k` at index k, once it has come.
+    let mut waiting: VecDeque<Option<Result<num_bigint::BigUint, ItemError>>> = VecDeque::new();
     loop {
         let first = match outcomes.recv_timeout(Duration::from_millis(200)) {
             Ok(outcome) => outcome,
@@ -471,11 +472,17 @@ fn write_results(shared: Arc<Shared>, id: ClientId, out: Arc<Mutex<UnixStream>>,
             }
             Err(RecvTimeoutError::Disconnected) => return,
         };
-        waiting.extend(first);
-        waiting.extend(outcomes.try_iter().flatten());
+        for (seq, result) in first.into_iter().chain(outcomes.try_iter().flatten()) {
+            // Each item is delivered once, after every item before `next` was written.
+            let Some(k) = seq.checked_sub(next).map(|k| k as usize) else { continue };
+            if waiting.len() <= k {
+                waiting.resize_with(k + 1, || None);
+            }
+            waiting[k] = Some(result);
+        }
         let mut ready = Vec::new();
-        while let Some(result) = waiting.remove(&next) {
-            ready.push(result);
+        while let Some(Some(_)) = waiting.front() {
+            ready.extend(waiting.pop_front().flatten());
             next += 1;
         }
         if ready.is_empty() {

@@ -46,10 +46,10 @@ pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
     };
     let (jobs, job_rx) = mpsc::channel();
     let (event_tx, events) = mpsc::channel();
-    let (threads, stop) = stream::start(h2c, c2h, setup, job_rx, event_tx);
+    let (threads, stop, held) = stream::start(h2c, c2h, setup, job_rx, event_tx);
     let mut description = format!("{} ({info})", device.display());
     if takeover.dropped_results > 0 {
         description += &format!("; took over: {takeover}");
     }
-    Ok(Engine::new("xdma", description, jobs, events, threads, Some(stop)).with_takeover(takeover))
+    Ok(Engine::new("xdma", description, jobs, events, threads, Some(stop)).with_held(held).with_takeover(takeover))
 }

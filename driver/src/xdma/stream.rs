@@ -3,8 +3,14 @@
 //! so results may come back in any order. The reader reads only while results are owed, so an
 //! idle engine never sits in a device read. The writer packs what is queued into one packet, up
 //! to the device's window (one frame per core), and the reader takes whole bursts of results.
+//!
+//! Threads wake one another only when it pays: the reader hands results over half a window at a
+//! time (what the writer waits for to write again; half the caller's queue if that is less), or
+//! as soon as nothing more is owed; results it holds meanwhile stay where the caller can take
+//! them ([`HeldResults`]) when it looks without waiting or its wait runs out, so a card that
+//! stalls never hides the results it did return.
 
-use crate::engine::{Event, Job, StopHook};
+use crate::engine::{Event, HeldResults, Job, StopHook};
 use crate::item::ItemError;
 use crate::xdma::nodes::{read_some, write_packet, AlignedBuf};
 use ecrt_contract::interface::{self as itf, FrameLayout};
@@ -36,13 +42,21 @@ pub struct StreamSetup {
     pub c2h_name: String,
 }
 
+impl StreamSetup {
+    /// Results handed over together, and room the writer waits for: half the window.
+    fn batch(&self) -> usize {
+        self.window.max(1).div_ceil(2)
+    }
+}
+
 #[derive(Default)]
 struct TagTable {
     tickets: HashMap<u16, u64>,
     next_tag: u16,
     stopping: bool,
-    /// Who sleeps on the condition variable: a wake-up is a system call, made only for them.
-    writer_waiting: bool,
+    /// Who sleeps on the condition variable, a wake-up being a system call made only for them:
+    /// the room the writer waits for (0: it does not wait), and whether the reader waits.
+    writer_wants: usize,
     reader_waiting: bool,
 }
 
@@ -66,19 +80,23 @@ fn table(shared: &Shared) -> std::sync::MutexGuard<'_, TagTable> {
     shared.0.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Starts the reader, then the writer. Returns the threads and the hook that stops the reader.
+/// Starts the reader, then the writer. Returns the threads, the hook that stops them and the
+/// results the reader holds before it hands them over.
 pub fn start(
     mut h2c: impl Write + Send + 'static,
     mut c2h: impl Read + Send + 'static,
     setup: StreamSetup,
     jobs: Receiver<Vec<Job>>,
     events: Sender<Vec<Event>>,
-) -> (Vec<JoinHandle<()>>, StopHook) {
+) -> (Vec<JoinHandle<()>>, StopHook, HeldResults) {
     let shared: Shared = Arc::default();
+    let held = HeldResults::default();
     let reader = {
-        let (shared, setup, events) = (shared.clone(), setup.clone(), events.clone());
+        let (shared, setup, events, held) = (shared.clone(), setup.clone(), events.clone(), held.clone());
         std::thread::spawn(move || {
-            if let Err(reason) = read_results(&mut c2h, &setup, &shared, &events) {
+            let failed = read_results(&mut c2h, &setup, &shared, &held, &events);
+            held.hand_over(&events);
+            if let Err(reason) = failed {
                 let _ = events.send(vec![Event::Failed(reason)]);
             }
         })
@@ -95,7 +113,7 @@ pub fn start(
         table(&shared).stopping = true;
         shared.1.notify_all();
     });
-    (vec![reader, writer], stop)
+    (vec![reader, writer], stop, held)
 }
 
 /// Writes the queued requests, as many as are waiting (up to [`WRITE_FRAMES`]) in one packet:
@@ -110,7 +128,6 @@ fn write_requests(
     let layout = setup.layout;
     let window = setup.window.max(1);
     let mut buf = AlignedBuf::new(layout.request_bytes * WRITE_FRAMES.min(window));
-    let mut tags = Vec::with_capacity(WRITE_FRAMES);
     let mut backlog: VecDeque<Job> = VecDeque::new();
     loop {
         if backlog.is_empty() {
@@ -121,26 +138,26 @@ fn write_requests(
         }
         // Write when half the window is free (or all that is queued fits): fewer, larger
         // transfers, while the other half keeps the cores busy.
-        let wanted = backlog.len().max(1).min(window.div_ceil(2));
-        let room = {
+        let wanted = backlog.len().min(setup.batch());
+        let (assigned, reader_waiting): (Vec<(u16, Job)>, bool) = {
             let mut t = table(shared);
             while window - t.tickets.len().min(window) < wanted && !t.stopping {
-                t.writer_waiting = true;
+                t.writer_wants = wanted;
                 t = shared.1.wait(t).unwrap_or_else(|e| e.into_inner());
-                t.writer_waiting = false;
+                t.writer_wants = 0;
             }
             if t.stopping {
                 return Ok(());
             }
-            (window - t.tickets.len()).min(WRITE_FRAMES)
+            backlog.extend(jobs.try_iter().flatten());
+            let room = (window - t.tickets.len()).min(WRITE_FRAMES);
+            let jobs = backlog.drain(..room.min(backlog.len()));
+            (jobs.map(|job| (t.assign(job.ticket), job)).collect(), t.reader_waiting)
         };
-        for more in jobs.try_iter() {
-            backlog.extend(more);
-        }
-        tags.clear();
+        // Encoded without the lock, which the reader takes to settle results meanwhile.
+        let mut tags = Vec::with_capacity(assigned.len());
         let mut invalid = Vec::new();
-        for job in backlog.drain(..room.min(backlog.len())) {
-            let tag = table(shared).assign(job.ticket);
+        for (tag, job) in assigned {
             let frame = tags.len() * layout.request_bytes;
             let out = &mut buf[frame..frame + layout.request_bytes];
             match itf::encode_request_into(tag, setup.key_id, &job.ciphertext, &layout, out) {
@@ -158,7 +175,7 @@ fn write_requests(
             continue;
         }
         // The reader may now owe these results.
-        if table(shared).reader_waiting {
+        if reader_waiting {
             shared.1.notify_all();
         }
         if let Err(e) = write_packet(h2c, &buf[..tags.len() * layout.request_bytes]) {
@@ -171,10 +188,14 @@ fn write_requests(
     }
 }
 
+/// Reads results until stopped or failed, and hands them over in batches (see the module's
+/// comment): a card's first results of a burst come one packet each, and waking the caller and
+/// the writer for each would cost more than the results.
 fn read_results(
     c2h: &mut impl Read,
     setup: &StreamSetup,
     shared: &Shared,
+    held: &HeldResults,
     events: &Sender<Vec<Event>>,
 ) -> Result<(), String> {
     let frame_bytes = setup.layout.result_bytes;
@@ -209,19 +230,24 @@ fn read_results(
                 Ok(Some((ticket, result))) => done.push(Event::Done(ticket, result)),
                 Ok(None) => {}
                 Err(reason) => {
-                    let _ = events.send(done);
+                    held.hold(done);
                     return Err(reason);
                 }
             }
         }
-        if !done.is_empty() {
-            let _ = events.send(done);
+        carry.drain(..whole);
+        let gathered = held.hold(done);
+        let (writer_wants, owed) = {
+            let t = table(shared);
+            (t.writer_wants, t.tickets.len())
+        };
+        if gathered >= held.batch(setup.batch()) || owed == 0 {
+            held.hand_over(events);
         }
-        // The writer may have room again.
-        if table(shared).writer_waiting {
+        // The writer has the room it waits for (the caller may have taken held results itself).
+        if writer_wants > 0 && setup.window.max(1).saturating_sub(owed) >= writer_wants {
             shared.1.notify_all();
         }
-        carry.drain(..whole);
     }
 }
 
@@ -380,8 +406,8 @@ mod tests {
         };
         let (jobs, job_rx) = mpsc::channel();
         let (event_tx, events) = mpsc::channel();
-        let (threads, stop) = start(h2c, c2h, setup, job_rx, event_tx);
-        let engine = Engine::new("xdma", "test card".into(), jobs, events, threads, Some(stop));
+        let (threads, stop, held) = start(h2c, c2h, setup, job_rx, event_tx);
+        let engine = Engine::new("xdma", "test card".into(), jobs, events, threads, Some(stop)).with_held(held);
         Decryptor::with_engine(engine, ecrt_golden::PublicKey::new(modulus()).unwrap(), options).unwrap()
     }
 

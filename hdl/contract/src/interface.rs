@@ -605,10 +605,13 @@ pub fn encode_request_into(
     let mut limbs = [0u32; 2 * MAX_DIGITS];
     let limbs = &mut limbs[..2 * layout.digits];
     crate::limbs::write_limbs(ciphertext, limbs);
-    let words = std::iter::once(request_header(tag, key_id)).chain(limbs.iter().copied()).chain(std::iter::repeat(0));
-    for (bytes, word) in out.chunks_exact_mut(LANE_BYTES).zip(words) {
-        bytes.copy_from_slice(&word.to_le_bytes());
+    let (header, rest) = out.split_at_mut(LANE_BYTES);
+    header.copy_from_slice(&request_header(tag, key_id).to_le_bytes());
+    let (limb_bytes, padding) = rest.split_at_mut(limbs.len() * LANE_BYTES);
+    for (bytes, limb) in limb_bytes.chunks_exact_mut(LANE_BYTES).zip(limbs.iter()) {
+        bytes.copy_from_slice(&limb.to_le_bytes());
     }
+    padding.fill(0);
     Ok(())
 }
 
@@ -663,12 +666,18 @@ fn check_frame(bytes: &[u8], expected_bytes: usize, limbs: usize) -> Result<u32,
     if bytes.len() != expected_bytes {
         return Err(FrameError::Length { expected: expected_bytes, got: bytes.len() });
     }
-    for (k, w) in words_of(bytes).enumerate().skip(1) {
-        if k <= limbs && w & !LIMB_MASK != 0 {
-            return Err(FrameError::LimbHighBits { word: k, value: w });
-        }
-        if k > limbs && w != 0 {
-            return Err(FrameError::Padding { word: k, value: w });
+    // One OR over each part first (the host decodes every result): a bad word is then looked for.
+    let (limb_bytes, padding_bytes) = bytes[LANE_BYTES..].split_at(limbs * LANE_BYTES);
+    let (limb_words, padding) =
+        (words_of(limb_bytes).fold(0, |a, w| a | w), words_of(padding_bytes).fold(0, |a, w| a | w));
+    if limb_words & !LIMB_MASK != 0 || padding != 0 {
+        for (k, w) in words_of(bytes).enumerate().skip(1) {
+            if k <= limbs && w & !LIMB_MASK != 0 {
+                return Err(FrameError::LimbHighBits { word: k, value: w });
+            }
+            if k > limbs && w != 0 {
+                return Err(FrameError::Padding { word: k, value: w });
+            }
         }
     }
     Ok(words_of(bytes).next().expect("a frame has a header"))
@@ -676,7 +685,7 @@ fn check_frame(bytes: &[u8], expected_bytes: usize, limbs: usize) -> Result<u32,
 
 /// The integer of a checked frame's `limbs` limb words.
 fn frame_integer(bytes: &[u8], limbs: usize) -> BigUint {
-    crate::limbs::from_exact_limbs(words_of(bytes).skip(1).take(limbs))
+    crate::limbs::from_exact_limbs(words_of(&bytes[LANE_BYTES..LANE_BYTES * (1 + limbs)]))
 }
 
 /// Reads one result frame of exactly [`FrameLayout::result_bytes`] bytes.

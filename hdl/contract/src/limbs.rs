@@ -21,29 +21,37 @@ pub fn to_limbs(x: &BigUint, count: usize) -> Vec<u64> {
 /// fit): [`to_limbs`] without the allocation, for the host's framing.
 pub fn write_limbs(x: &BigUint, out: &mut [u32]) {
     assert!(x.bits() as usize <= LIMB_BITS * out.len(), "{} bits do not fit in {} limbs", x.bits(), out.len());
-    // A bit reservoir fed 64 bits at a time: one pass over x's digits, no allocation.
-    let mut digits = x.iter_u64_digits();
-    let (mut reservoir, mut held) = (0u128, 0usize);
+    // A bit reservoir fed 32 bits at a time: one pass over x's digits, no allocation.
+    let mut digits = x.iter_u32_digits();
+    let (mut reservoir, mut held) = (0u64, 0usize);
     for limb in out.iter_mut() {
         if held < LIMB_BITS {
-            reservoir |= u128::from(digits.next().unwrap_or(0)) << held;
-            held += 64;
+            reservoir |= u64::from(digits.next().unwrap_or(0)) << held;
+            held += 32;
         }
-        *limb = (reservoir as u64 & LIMB_MASK) as u32;
+        *limb = (reservoir & LIMB_MASK) as u32;
         reservoir >>= LIMB_BITS;
         held -= LIMB_BITS;
     }
 }
 
-/// Σ limbs_j·2^(17j) for exact limbs (each below 2^17), by packing their bits.
+/// Σ limbs_j·2^(17j) for exact limbs (each below 2^17), by packing their bits: the inverse of
+/// [`write_limbs`], one pass and one allocation (the result's).
 pub fn from_exact_limbs(limbs: impl ExactSizeIterator<Item = u32>) -> BigUint {
-    let mut digits = vec![0u32; (limbs.len() * LIMB_BITS).div_ceil(32) + 1];
-    for (j, limb) in limbs.enumerate() {
+    let mut digits = Vec::with_capacity((limbs.len() * LIMB_BITS).div_ceil(32));
+    let (mut reservoir, mut held) = (0u64, 0usize);
+    for limb in limbs {
         debug_assert!(u64::from(limb) <= LIMB_MASK);
-        let (index, offset) = (j * LIMB_BITS / 32, j * LIMB_BITS % 32);
-        let v = u64::from(limb) << offset;
-        digits[index] |= v as u32;
-        digits[index + 1] |= (v >> 32) as u32;
+        reservoir |= u64::from(limb) << held;
+        held += LIMB_BITS;
+        if held >= 32 {
+            digits.push(reservoir as u32);
+            reservoir >>= 32;
+            held -= 32;
+        }
+    }
+    if held > 0 {
+        digits.push(reservoir as u32);
     }
     BigUint::new(digits)
 }
