@@ -30,14 +30,14 @@ pub enum Event {
 /// Where an engine's jobs go: a channel to the backend's threads, or a writer on the caller's
 /// own thread (the service client's).
 pub trait JobSink: Send {
-    /// Passes `jobs` on; an error means the backend has stopped (an empty one: say so generically).
-    fn send(&mut self, jobs: Vec<Job>) -> Result<(), String>;
+    /// Passes `jobs` on; `false` when the backend has stopped.
+    fn send(&mut self, jobs: Vec<Job>) -> bool;
 }
 
 /// Jobs handed to a worker thread.
 impl JobSink for Sender<Vec<Job>> {
-    fn send(&mut self, jobs: Vec<Job>) -> Result<(), String> {
-        Sender::send(self, jobs).map_err(|_| String::new())
+    fn send(&mut self, jobs: Vec<Job>) -> bool {
+        Sender::send(self, jobs).is_ok()
     }
 }
 
@@ -215,15 +215,11 @@ impl Engine {
     /// Hands jobs to the backend; an error means the backend has stopped.
     pub fn send(&mut self, jobs: Vec<Job>) -> Result<(), String> {
         let sink = self.jobs.as_mut().ok_or_else(|| "the backend was shut down".to_string())?;
-        sink.send(jobs).map_err(
-            |reason| {
-                if reason.is_empty() {
-                    format!("the {} backend stopped", self.name)
-                } else {
-                    reason
-                }
-            },
-        )
+        if sink.send(jobs) {
+            Ok(())
+        } else {
+            Err(format!("the {} backend stopped", self.name))
+        }
     }
 
     /// What the backend's reader holds, if anything.

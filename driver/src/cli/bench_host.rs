@@ -65,6 +65,13 @@ fn measure(count: usize, work: impl FnOnce()) -> Pass {
     Pass { user_us: per_item(user1 - user0), system_us: per_item(system1 - system0), switches, wall }
 }
 
+impl Pass {
+    /// CPU µs per item, user and system.
+    fn cpu_us(&self) -> f64 {
+        self.user_us + self.system_us
+    }
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -110,7 +117,7 @@ fn cpu_pass(key: &CpuKey, scratch: &mut Scratch, ciphertexts: &[BigUint]) -> any
     });
     match failed {
         Some(e) => Err(anyhow::anyhow!("OpenSSL failed: {e}")),
-        None => Ok(pass.user_us + pass.system_us),
+        None => Ok(pass.cpu_us()),
     }
 }
 
@@ -209,8 +216,8 @@ pub fn measure_host_overhead(
     }
     bar.finish_and_clear();
 
-    let driver_us = median(driver_passes.iter().map(|p| p.user_us + p.system_us).collect());
-    let framing_us = median(framing_passes.iter().map(|p| p.user_us + p.system_us).collect());
+    let driver_us = median(driver_passes.iter().map(Pass::cpu_us).collect());
+    let framing_us = median(framing_passes.iter().map(Pass::cpu_us).collect());
     let mut report = json!({
         "backend": "xdma",
         "device": if device_given { device.display().to_string() } else { "ecrt emulate --responder instant".into() },
@@ -231,15 +238,14 @@ pub fn measure_host_overhead(
     });
     if with_service {
         let cpu_us = median(cpu_passes);
-        let total =
-            median(service_passes.iter().map(|p| p.client.user_us + p.client.system_us + p.service_us).collect());
+        let total = median(service_passes.iter().map(|p| p.client.cpu_us() + p.service_us).collect());
         let switches = median(service_passes.iter().map(|p| p.client.switches + p.service_switches).collect());
         let service_fields = json!({
             "cpu_one_thread_us_per_decryption": cpu_us,
             "direct_share": driver_us / cpu_us,
             "target_direct_share": TARGET_DIRECT_SHARE,
             "service_client_us_per_decryption":
-                median(service_passes.iter().map(|p| p.client.user_us + p.client.system_us).collect()),
+                median(service_passes.iter().map(|p| p.client.cpu_us()).collect()),
             "service_us_per_decryption": median(service_passes.iter().map(|p| p.service_us).collect()),
             "service_total_us_per_decryption": total,
             "service_context_switches_per_decryption": switches,

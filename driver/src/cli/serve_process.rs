@@ -57,9 +57,7 @@ impl ServeProcess {
         let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
         Ok(Duration::from_secs_f64(ticks as f64 / per_second))
     }
-}
 
-impl ServeProcess {
     /// Context switches of the service's threads so far, voluntary and not (threads that ended
     /// are not counted: the service's threads live as long as their connection or device).
     pub fn context_switches(&self) -> anyhow::Result<u64> {

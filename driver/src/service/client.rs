@@ -168,9 +168,10 @@ struct Submitter {
 }
 
 impl JobSink for Submitter {
-    fn send(&mut self, jobs: Vec<Job>) -> Result<(), String> {
+    /// Always `true`: a failed socket is reported by the reader (see `broken`).
+    fn send(&mut self, jobs: Vec<Job>) -> bool {
         if self.broken {
-            return Ok(());
+            return true;
         }
         let mut send = || -> std::io::Result<()> {
             for chunk in jobs.chunks(MAX_BATCH) {
@@ -182,7 +183,7 @@ impl JobSink for Submitter {
             self.out.flush()
         };
         self.broken = send().is_err();
-        Ok(())
+        true
     }
 }
 

@@ -107,8 +107,9 @@ pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePaci
         let mut done: Vec<Completion> = if took_items {
             Vec::new()
         } else if let Some(pause) = batching_pause(rate, h.in_flight.len(), depth) {
-            // A deep queue at a fast device: results come item by item, and waking for each costs
-            // more than the item. Sleep while a batch of them gathers, then take them together.
+            // A deep queue at a fast device: waking for each handful of results costs more than
+            // the results. Sleep while a batch gathers (the XDMA backend's reader holds what it
+            // reads for this thread to take), then take them together.
             h.decryptor.flush();
             std::thread::sleep(pause);
             Vec::new()
