@@ -177,6 +177,7 @@ impl Logic for Accelerator {
         self.stream_in.error_take.next = self.stream_out.error_take.val();
         self.stream_in.soft_reset.next = self.registers.soft_reset.val();
         self.stream_out.soft_reset.next = self.registers.soft_reset.val();
+        self.stream_out.packet_hold.next = self.registers.packet_hold.val();
 
         // Results out.
         for i in 0..self.m_axis_tdata.len() {

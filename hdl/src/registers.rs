@@ -1,5 +1,6 @@
 //! The AXI4-Lite slave: the register map of [`crate::interface`] (identification, configuration
-//! read-back, status, sticky errors, job counters) and key loading.
+//! read-back, status, sticky errors, job counters, the result stream's PACKET_HOLD) and key
+//! loading.
 //!
 //! One transaction at a time per channel: a write is taken when its address and data are both
 //! valid and no response is pending (AW and W together), a read when no read data is pending.
@@ -89,6 +90,9 @@ pub struct Registers {
     pub key_load_data: Signal<Out, Bits<LIMB_BITS>>,
     /// One cycle: CONTROL.SOFT_RESET was written (never refused; the key stays).
     pub soft_reset: Signal<Out, bool>,
+    /// PACKET_HOLD: cycles the result stream holds a burst's last beat for another result to
+    /// join its packet (0: none).
+    pub packet_hold: Signal<Out, Bits<PACKET_HOLD_BITS>>,
     // The read-only configuration values.
     id_value: Constant<Bits<32>>,
     version_value: Constant<Bits<32>>,
@@ -134,6 +138,7 @@ pub struct Registers {
     at_key_id: Constant<Bits<ADDRESS_BITS>>,
     at_key_select: Constant<Bits<ADDRESS_BITS>>,
     at_key_data: Constant<Bits<ADDRESS_BITS>>,
+    at_packet_hold: Constant<Bits<ADDRESS_BITS>>,
     // Channel state.
     bvalid: DFF<bool>,
     rvalid: DFF<bool>,
@@ -152,6 +157,7 @@ pub struct Registers {
     load_pulse: DFF<bool>,
     load_data: DFF<Bits<LIMB_BITS>>,
     reset_pulse: DFF<bool>,
+    packet_hold_r: DFF<Bits<PACKET_HOLD_BITS>>,
     // This cycle's write, its address and data; this cycle's read address and value.
     write: Signal<Local, bool>,
     write_at: Signal<Local, Bits<ADDRESS_BITS>>,
@@ -182,7 +188,8 @@ fn bit_at<const N: usize>(mask: u32) -> Constant<Bits<N>> {
     Constant::new((mask.trailing_zeros() as u64).into())
 }
 
-const _: () = assert!(KEY_SELECT_TARGET_MASK & 1 == 1 && KEY_DATA_MASK & 1 == 1, "fields at bit 0");
+const _: () =
+    assert!(KEY_SELECT_TARGET_MASK & 1 == 1 && KEY_DATA_MASK & 1 == 1 && PACKET_HOLD_MASK & 1 == 1, "fields at bit 0");
 
 impl Registers {
     /// The register block of a configuration: its read-only values.
@@ -222,6 +229,7 @@ impl Registers {
             key_load_target: Default::default(),
             key_load_data: Default::default(),
             soft_reset: Default::default(),
+            packet_hold: Default::default(),
             id_value: word(ID_VALUE as usize),
             version_value: word(VERSION_VALUE as usize),
             key_bits_value: word(key_bits),
@@ -264,6 +272,7 @@ impl Registers {
             at_key_id: at(REG_KEY_ID),
             at_key_select: at(REG_KEY_SELECT),
             at_key_data: at(REG_KEY_DATA),
+            at_packet_hold: at(REG_PACKET_HOLD),
             bvalid: Default::default(),
             rvalid: Default::default(),
             rdata: Default::default(),
@@ -280,6 +289,7 @@ impl Registers {
             load_pulse: Default::default(),
             load_data: Default::default(),
             reset_pulse: Default::default(),
+            packet_hold_r: Default::default(),
             write: Default::default(),
             write_at: Default::default(),
             write_data: Default::default(),
@@ -316,7 +326,8 @@ impl Logic for Registers {
             jobs_failed,
             load_pulse,
             load_data,
-            reset_pulse
+            reset_pulse,
+            packet_hold_r
         );
         // Write channel: AW and W are taken together, when no response is pending; a write with
         // no strobe set writes nothing.
@@ -369,6 +380,11 @@ impl Logic for Registers {
             self.select_target.d.next = self.write_data.val().get_bits::<TARGET_BITS>(0);
             self.select_q.d.next = (self.write_data.val() & self.q_path_bit.val()).any();
         }
+        // Configuration: a soft reset leaves it alone (a new host finds it as it was set).
+        if self.write.val() & (self.write_at.val() == self.at_packet_hold.val()) {
+            self.packet_hold_r.d.next = self.write_data.val().get_bits::<PACKET_HOLD_BITS>(0);
+        }
+        self.packet_hold.next = self.packet_hold_r.q.val();
         self.reset_pulse.d.next = self.write.val()
             & (self.write_at.val() == self.at_control.val())
             & (self.write_data.val() & self.soft_reset_bit.val()).any();
@@ -459,6 +475,9 @@ impl Logic for Registers {
         if self.read_at.val() == self.at_key_select.val() {
             self.read_value.next = bit_cast::<32, TARGET_BITS>(self.select_target.q.val())
                 | (bit_cast::<32, 1>(self.select_q.q.val().into()) << self.q_path_at.val());
+        }
+        if self.read_at.val() == self.at_packet_hold.val() {
+            self.read_value.next = bit_cast::<32, PACKET_HOLD_BITS>(self.packet_hold_r.q.val());
         }
         self.s_axil_arready.next = !self.rvalid.q.val();
         self.s_axil_rvalid.next = self.rvalid.q.val();

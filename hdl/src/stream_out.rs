@@ -13,10 +13,14 @@
 //!
 //! TLAST ends a burst, not every frame: a frame's last beat carries TLAST unless another result is
 //! already waiting to follow it. Results that are ready together leave as one packet, which the
-//! host takes in one DMA transfer; a lone result still ends its packet at once, so a read never
-//! waits for a result that is not coming.
+//! host takes in one DMA transfer. With `packet_hold` (PACKET_HOLD) set, the beat that would end a
+//! burst is held back up to that many cycles for a result to come and carry the burst on, so
+//! results that finish a little apart share a packet too: fewer, larger transfers, one host read
+//! and one interrupt per burst. The beat leaves with TLAST when the hold runs out, or at once on
+//! a soft reset. With 0 a lone result ends its packet at once, so a read never waits for a result
+//! that is not coming.
 
-use crate::interface::{LANE_BITS, RESULT_MAGIC};
+use crate::interface::{LANE_BITS, PACKET_HOLD_BITS, RESULT_MAGIC};
 use crate::limbs::LIMB_BITS;
 use crate::many;
 use crate::stream_in::{CORE_BITS, LANE_INDEX_BITS, POSITION_BITS, STATUS_BITS, TAG_BITS};
@@ -59,12 +63,15 @@ pub struct StreamOut {
     pub frame_sent: Signal<Out, bool>,
     /// That frame was an error result (with `frame_sent`).
     pub frame_failed: Signal<Out, bool>,
-    /// A frame is being built or a beat is presented.
+    /// A frame is being built, or a beat is held back or presented.
     pub busy: Signal<Out, bool>,
     /// Core k is decrypting or holding a result.
     pub core_busy: Vec<Signal<In, bool>>,
     /// Mark the busy cores stale (CONTROL.SOFT_RESET).
     pub soft_reset: Signal<In, bool>,
+    /// Cycles the beat that would end a burst waits for another result to follow it in the same
+    /// packet (PACKET_HOLD; 0: it leaves at once).
+    pub packet_hold: Signal<In, Bits<PACKET_HOLD_BITS>>,
     lane_last: Constant<Bits<LANE_INDEX_BITS>>,
     limb_last: Constant<Bits<POSITION_BITS>>,
     frame_last: Constant<Bits<POSITION_BITS>>,
@@ -84,6 +91,10 @@ pub struct StreamOut {
     beat_end: DFF<bool>,
     beat_last: DFF<bool>,
     beat_failed: DFF<bool>,
+    // The built beat would end a burst and waits for a result to follow it (PACKET_HOLD);
+    // `hold_left`: the held cycles left after this one.
+    holding: DFF<bool>,
+    hold_left: DFF<Bits<PACKET_HOLD_BITS>>,
     // Core k's next result is dropped; the frame being built is one of those.
     stale: Vec<DFF<bool>>,
     dropping: DFF<bool>,
@@ -97,6 +108,7 @@ pub struct StreamOut {
     is_limb: Signal<Local, bool>,
     word: Signal<Local, Bits<LANE_BITS>>,
     finishing: Signal<Local, bool>,
+    start_hold: Signal<Local, bool>,
 }
 
 impl StreamOut {
@@ -125,6 +137,7 @@ impl StreamOut {
             busy: Default::default(),
             core_busy: many(cores),
             soft_reset: Default::default(),
+            packet_hold: Default::default(),
             lane_last: constant(lanes as u64 - 1),
             limb_last: constant(digits as u64),
             frame_last: constant(frame_words as u64 - 1),
@@ -142,6 +155,8 @@ impl StreamOut {
             beat_end: Default::default(),
             beat_last: Default::default(),
             beat_failed: Default::default(),
+            holding: Default::default(),
+            hold_left: Default::default(),
             stale: many(cores),
             dropping: Default::default(),
             any_result: Default::default(),
@@ -153,6 +168,7 @@ impl StreamOut {
             is_limb: Default::default(),
             word: Default::default(),
             finishing: Default::default(),
+            start_hold: Default::default(),
         }
     }
 }
@@ -174,6 +190,8 @@ impl Logic for StreamOut {
             beat_end,
             beat_last,
             beat_failed,
+            holding,
+            hold_left,
             dropping
         );
         for k in 0..self.stale.len() {
@@ -244,9 +262,10 @@ impl Logic for StreamOut {
             }
         }
 
-        // One word per cycle into the beat being built (while none is presented); a dropped
-        // frame's words go nowhere, one per cycle.
-        self.write.next = self.active.q.val() & (!self.beat_valid.q.val() | self.dropping.q.val());
+        // One word per cycle into the beat being built (while none is presented or held); a
+        // dropped frame's words go nowhere, one per cycle.
+        self.write.next =
+            self.active.q.val() & ((!self.beat_valid.q.val() & !self.holding.q.val()) | self.dropping.q.val());
         // A core's frame takes its last word now.
         self.finishing.next =
             self.write.val() & (self.position.q.val() == self.frame_last.val()) & !self.from_error.q.val();
@@ -273,14 +292,26 @@ impl Logic for StreamOut {
                 }
             }
         }
+        // The frame's last beat would end the burst: with a hold set, it waits for a result to
+        // follow (not when a soft reset comes now, which ends the packet at once, as in a hold).
+        self.start_hold.next = (self.position.q.val() == self.frame_last.val())
+            & !self.other_waiting.val()
+            & self.packet_hold.val().any()
+            & !self.soft_reset.val();
         if self.write.val() {
             self.position.d.next = self.position.q.val() + 1;
             self.lane.d.next = self.lane.q.val() + 1;
             if (self.lane.q.val() == self.lane_last.val()) & !self.dropping.q.val() {
-                self.beat_valid.d.next = true;
                 self.beat_end.d.next = self.position.q.val() == self.frame_last.val();
-                self.beat_last.d.next = (self.position.q.val() == self.frame_last.val()) & !self.other_waiting.val();
                 self.beat_failed.d.next = self.from_error.q.val();
+                if self.start_hold.val() {
+                    self.holding.d.next = true;
+                    self.hold_left.d.next = self.packet_hold.val() - 1;
+                } else {
+                    self.beat_valid.d.next = true;
+                    self.beat_last.d.next =
+                        (self.position.q.val() == self.frame_last.val()) & !self.other_waiting.val();
+                }
             }
             if self.lane.q.val() == self.lane_last.val() {
                 self.lane.d.next = 0.into();
@@ -296,6 +327,17 @@ impl Logic for StreamOut {
                 }
             }
         }
+        // The held beat leaves when a result comes to follow it (the burst goes on) or when the
+        // hold runs out; a soft reset ends its packet at once, taking priority over a waiting
+        // result, which may be a gone host's and about to be dropped.
+        if self.holding.q.val() {
+            self.hold_left.d.next = self.hold_left.q.val() - 1;
+            if self.soft_reset.val() | self.other_waiting.val() | !self.hold_left.q.val().any() {
+                self.holding.d.next = false;
+                self.beat_valid.d.next = true;
+                self.beat_last.d.next = self.soft_reset.val() | !self.other_waiting.val();
+            }
+        }
         // A soft reset: the busy cores' next results are a gone host's (not the one whose last
         // limb leaves now).
         if self.soft_reset.val() {
@@ -304,7 +346,7 @@ impl Logic for StreamOut {
                     & !(self.finishing.val() & (self.source.q.val() == self.core_number[k].val()));
             }
         }
-        self.busy.next = self.active.q.val() | self.beat_valid.q.val();
+        self.busy.next = self.active.q.val() | self.beat_valid.q.val() | self.holding.q.val();
     }
 }
 

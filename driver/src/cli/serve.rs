@@ -63,6 +63,9 @@ pub struct Args {
     /// Most ciphertexts the service holds per client before it stops reading from it.
     #[arg(long)]
     client_queue: Option<usize>,
+    /// Most clients connected at once; one more is told so and closed [default: 256].
+    #[arg(long)]
+    max_clients: Option<usize>,
     /// Longest a key's work waits, in ms, while every device holds another key.
     #[arg(long, value_name = "MS")]
     key_switch_wait_ms: Option<u64>,
@@ -96,6 +99,7 @@ struct FileConfig {
     threads: Option<usize>,
     queue_depth: Option<usize>,
     client_queue: Option<usize>,
+    max_clients: Option<usize>,
     key_switch_wait_ms: Option<u64>,
     timeout: Option<f64>,
     retry_after: Option<f64>,
@@ -203,6 +207,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         timeout: seconds(args.timeout.or(file.timeout), 30.0, "--timeout")?,
         retry_after: seconds(args.retry_after.or(file.retry_after), 5.0, "--retry-after")?.unwrap_or(Duration::ZERO),
     };
+    let max_clients = args.max_clients.or(file.max_clients).unwrap_or(256);
+    ensure!(max_clients > 0, "--max-clients must be positive");
     let socket_group = args.socket_group.as_deref().or(file.socket_group.as_deref()).map(group_id).transpose()?;
     let config = ServiceConfig {
         socket,
@@ -212,6 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         devices,
         pacing,
         client_credit: args.client_queue.or(file.client_queue).unwrap_or(4096),
+        max_clients,
         key_switch_wait: Duration::from_millis(args.key_switch_wait_ms.or(file.key_switch_wait_ms).unwrap_or(20)),
         metrics: args.metrics.or(file.metrics),
     };

@@ -101,11 +101,12 @@ fn print_table(s: &serde_json::Value) -> Option<()> {
     let total: u64 = by_kind.values().filter_map(|n| n.as_u64()).sum();
     let errors: Vec<String> = by_kind.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
     println!(
-        "\ncounters: {} decryptions, {} item errors{}, {} connections, {} refusals, {} retries",
+        "\ncounters: {} decryptions, {} item errors{}, {} connections ({} turned away), {} refusals, {} retries",
         text(&counters["decryptions"]),
         total,
         if errors.is_empty() { String::new() } else { format!(" ({})", errors.join(", ")) },
         text(&counters["connections"]),
+        text(&counters["turned_away"]),
         text(&counters["refusals"]),
         text(&counters["retries"])
     );

@@ -129,9 +129,10 @@ impl Responder for RtlResponder {
 /// KEY_DATA values are accepted (or refused) and then ignored. It holds at most one result
 /// frame per core: with that many waiting to leave, it takes no input (back-pressure, as the
 /// RTL's cores do). As in the RTL, TLAST ends a burst: a result's last beat loses TLAST when
-/// another result joins the queue behind it before it has left. A soft reset (CONTROL) drops the
-/// request frame coming in and the results waiting, but finishes a result frame already leaving;
-/// the key stays.
+/// another result joins the queue behind it before it has left, and with PACKET_HOLD set, the
+/// beat that would end a burst waits that many cycles for one to join. A soft reset (CONTROL)
+/// drops the request frame coming in and the results waiting, but finishes a result frame
+/// already leaving, ending its packet at once; the key stays.
 pub struct InstantResponder {
     config: AcceleratorConfig,
     layout: FrameLayout,
@@ -140,6 +141,8 @@ pub struct InstantResponder {
     frame: Vec<u32>,
     /// Beats of the result frame leaving.
     out_beats: usize,
+    /// Cycles the beat that would end a burst has waited (PACKET_HOLD).
+    held: u32,
     /// Result beats waiting to leave; the last of a frame says whether the frame is an error.
     output: VecDeque<(OutputBeat, bool)>,
 }
@@ -155,6 +158,7 @@ impl InstantResponder {
             registers: RegisterModel::new(config),
             frame: Vec::with_capacity(layout.request_beats * layout.lanes),
             out_beats: 0,
+            held: 0,
             output: VecDeque::new(),
         })
     }
@@ -172,6 +176,7 @@ impl InstantResponder {
         self.output.truncate(leaving);
         if let Some((beat, _)) = self.output.back_mut() {
             beat.last = true;
+            self.held = self.registers.packet_hold();
         }
     }
 
@@ -234,8 +239,14 @@ impl Responder for InstantResponder {
 
     fn cycle(&mut self, input: Option<(&[u32], bool)>, output_ready: bool) -> anyhow::Result<CycleIo> {
         let mut io = CycleIo::default();
-        if output_ready {
+        // The beat that would end a burst waits out the hold (TREADY or not), unless a result
+        // joins it meanwhile.
+        let ends_burst = self.output.len() == 1 && self.output[0].0.last;
+        let holding = ends_burst && self.held < self.registers.packet_hold();
+        self.held += u32::from(holding);
+        if output_ready && !holding {
             if let Some((beat, failed)) = self.output.pop_front() {
+                self.held = 0;
                 self.out_beats += 1;
                 if self.out_beats == self.layout.result_beats {
                     self.out_beats = 0;
@@ -372,6 +383,43 @@ mod tests {
         assert_eq!(lasts.len(), 3 * r.layout.result_beats);
         assert_eq!(lasts.iter().filter(|&&l| l).count(), 1);
         assert!(lasts[lasts.len() - 1]);
+    }
+
+    /// With PACKET_HOLD, requests that come one after another (each answered as its last beat
+    /// arrives) leave as one packet; without it, each result ends its own. A lone result still
+    /// ends its packet, once the hold has run out.
+    #[test]
+    fn packet_hold_joins_results_that_follow_within_it() {
+        let packets = |hold: u32| {
+            let config = AcceleratorConfig { cores: 3, ..config() };
+            let mut r = InstantResponder::new(&config).unwrap();
+            r.write_register(itf::REG_PACKET_HOLD, hold).unwrap();
+            assert_eq!(r.read_register(itf::REG_PACKET_HOLD).unwrap(), hold);
+            let lanes = r.layout.lanes;
+            let mut packet = Vec::new();
+            for tag in 0..3 {
+                packet.extend(itf::encode_request_words(tag, 0, &BigUint::from(5u8), r.layout.digits, 128).unwrap());
+            }
+            let beats: Vec<&[u32]> = packet.chunks(lanes).collect();
+            let (mut next, mut lasts, mut cycles) = (0, Vec::new(), 0);
+            while lasts.len() < 3 * r.layout.result_beats {
+                let io = r.cycle(beats.get(next).map(|b| (*b, next + 1 == beats.len())), true).unwrap();
+                next += usize::from(io.input_taken);
+                lasts.extend(io.output.map(|beat| beat.last));
+                cycles += 1;
+                assert!(cycles < 10_000, "every result leaves");
+            }
+            assert!(lasts[lasts.len() - 1], "the last result ends a packet");
+            (lasts.iter().filter(|&&l| l).count(), cycles)
+        };
+        let config = AcceleratorConfig { cores: 3, ..config() };
+        let hold = FrameLayout::new(config.digits(), 128).unwrap().packet_hold_cycles();
+        let (apart, quick) = packets(0);
+        let (together, held) = packets(hold);
+        assert_eq!((apart, together), (3, 1));
+        // The burst's end waited out the hold once; a result joining a held beat frees it the
+        // cycle after it is answered.
+        assert!((quick + hold as usize..=quick + hold as usize + 2).contains(&held), "{held} cycles, {quick} without");
     }
 
     #[test]

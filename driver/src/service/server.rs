@@ -39,6 +39,8 @@ pub struct ServiceConfig {
     pub pacing: DevicePacing,
     /// Items the service holds per client (accepted, not yet answered); beyond it, it stops reading.
     pub client_credit: usize,
+    /// Connections served at once; one more is answered with an error and closed.
+    pub max_clients: usize,
     /// Longest a key's work waits while every device holds another key.
     pub key_switch_wait: Duration,
     /// Where to serve the metrics over HTTP (loopback only).
@@ -120,10 +122,10 @@ impl Service {
             .collect();
         let connections: Connections = Default::default();
         let acceptor = {
-            let (shared, connections) = (shared.clone(), connections.clone());
+            let (shared, connections, max_clients) = (shared.clone(), connections.clone(), config.max_clients);
             std::thread::Builder::new()
                 .name("accept".into())
-                .spawn(move || accept(listener, shared, connections))
+                .spawn(move || accept(listener, shared, connections, max_clients))
                 .expect("spawn the acceptor")
         };
         tracing::info!(socket = %config.socket.display(), "listening");
@@ -196,7 +198,7 @@ fn bind(path: &Path) -> anyhow::Result<UnixListener> {
     UnixListener::bind(path).with_context(|| format!("cannot listen at {}", path.display()))
 }
 
-fn accept(listener: UnixListener, shared: Arc<Shared>, connections: Connections) {
+fn accept(listener: UnixListener, shared: Arc<Shared>, connections: Connections, max_clients: usize) {
     static NEXT_CLIENT: AtomicU64 = AtomicU64::new(1);
     listener.set_nonblocking(true).expect("a nonblocking listener");
     while !shared.stopping() {
@@ -213,6 +215,18 @@ fn accept(listener: UnixListener, shared: Arc<Shared>, connections: Connections)
             }
         };
         let _ = stream.set_nonblocking(false);
+        let serving = {
+            let mut connections = connections.lock().expect("connections");
+            connections.retain(|_, (_, t)| !t.is_finished());
+            connections.len()
+        };
+        if serving >= max_clients {
+            shared.lock().counters.turned_away += 1;
+            // On a thread of its own, bounded by its read timeout: a client that never says
+            // Hello cannot hold up the acceptor.
+            let _ = std::thread::Builder::new().name("turn away".into()).spawn(move || turn_away(stream, max_clients));
+            continue;
+        }
         let id = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
         shared.lock().counters.connections += 1;
         let Ok(handle) = stream.try_clone() else { continue };
@@ -228,6 +242,21 @@ fn accept(listener: UnixListener, shared: Arc<Shared>, connections: Connections)
             connections.retain(|_, (_, t)| !t.is_finished());
             connections.insert(id, (handle, thread));
         }
+    }
+}
+
+/// Answers a connection beyond `max_clients` with an error (after its Hello, so that the client
+/// reads it rather than a reset) and closes it.
+fn turn_away(stream: UnixStream, max_clients: usize) {
+    let uid = Peer::of(&stream).map(|peer| peer.uid).ok();
+    tracing::warn!(uid, "turned a connection away: {max_clients} clients are connected already");
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
+    let Ok(read_half) = stream.try_clone() else { return };
+    if let Ok(Some(Request::Hello { .. })) = Request::read(&mut BufReader::new(read_half)) {
+        let error = RequestError::Unavailable(format!(
+            "the service serves {max_clients} clients at once and all are connected: try again when one has finished"
+        ));
+        let _ = (&stream).write_all(&Response::Error(error).encode());
     }
 }
 

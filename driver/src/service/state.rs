@@ -109,6 +109,8 @@ pub struct Counters {
     /// Item errors delivered, by kind.
     pub errors: BTreeMap<&'static str, u64>,
     pub connections: u64,
+    /// Connections answered with an error because `max_clients` were connected.
+    pub turned_away: u64,
     pub refusals: u64,
     pub retries: u64,
 }
@@ -284,6 +286,7 @@ impl Shared {
                 "decryptions": state.counters.decryptions.iter().sum::<u64>(),
                 "errors": state.counters.errors,
                 "connections": state.counters.connections,
+                "turned_away": state.counters.turned_away,
                 "refusals": state.counters.refusals,
                 "retries": state.counters.retries,
             },
@@ -350,6 +353,12 @@ impl Shared {
         let one = |v: String| vec![(String::new(), v)];
         family("clients", "gauge", "Connections with a key open.", one(state.clients.len().to_string()));
         family("connections_total", "counter", "Connections accepted.", one(state.counters.connections.to_string()));
+        family(
+            "connections_turned_away_total",
+            "counter",
+            "Connections answered with an error because the most clients were connected.",
+            one(state.counters.turned_away.to_string()),
+        );
         family(
             "refusals_total",
             "counter",

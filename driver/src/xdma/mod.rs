@@ -2,7 +2,8 @@
 //! the same nodes served by `ecrt emulate`. Opening probes the register block and refuses a
 //! bitstream that does not fit the key, opens C2H (once per card: another live process holding it
 //! is refused) and H2C, takes the card over from whatever an earlier process left ([`takeover`]),
-//! loads the key through the registers, then starts the C2H reader before the H2C writer
+//! loads the key through the registers and sets the result packets' hold (so that a burst of
+//! results comes back in one C2H transfer), then starts the C2H reader before the H2C writer
 //! ([`stream`]).
 
 pub mod nodes;
@@ -36,6 +37,7 @@ pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
         .with_context(|| format!("cannot take over {}", device.display()))?;
     probe::load_key(&mut user, &hw, config.window_bits, key_id)
         .with_context(|| format!("cannot load the key into {}", device.display()))?;
+    probe::set_packet_hold(&mut user, &layout).with_context(|| format!("cannot configure {}", device.display()))?;
     let setup = stream::StreamSetup {
         layout,
         key_id,

@@ -83,6 +83,7 @@ fn config(dir: &Path, keys: Vec<ServiceKey>, devices: Vec<Device>) -> ServiceCon
             retry_after: Duration::from_secs(1),
         },
         client_credit: 1024,
+        max_clients: 64,
         key_switch_wait: Duration::from_millis(20),
         metrics: None,
     }
@@ -289,6 +290,37 @@ fn with_no_card_left_every_item_fails_clearly() {
             assert_eq!(value, &stand_in(&w.ciphertexts[i], 1024));
         }
     }
+    service.stop();
+}
+
+/// One connection more than `max_clients` is told why and closed; the others are untouched,
+/// and a slot freed by a client that leaves is taken by the next.
+#[test]
+fn connections_beyond_the_most_clients_are_turned_away_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path(), vec![service_key(&keys()[0])], vec![cpu_device()]);
+    config.max_clients = 2;
+    let service = Service::start(config).unwrap();
+    let socket = service.socket().to_path_buf();
+    let first = ServiceClient::connect(&socket).unwrap();
+    let mut second = ServiceClient::connect(&socket).unwrap();
+    let turned_away = ServiceClient::connect(&socket).err().expect("a third client is turned away").to_string();
+    assert!(turned_away.contains("serves 2 clients at once"), "{turned_away}");
+    assert_eq!(second.keys().unwrap().len(), 1, "a connected client is untouched");
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut third = loop {
+        match ServiceClient::connect(&socket) {
+            Ok(client) => break client,
+            Err(e) if Instant::now() < deadline => assert!(e.to_string().contains("serves 2"), "{e}"),
+            Err(e) => panic!("the slot was never freed: {e}"),
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let status = third.status().unwrap();
+    assert!(status["counters"]["turned_away"].as_u64() >= Some(1), "{status}");
+    assert!(status["counters"]["connections"].as_u64() >= Some(3), "{status}");
+    drop((second, third));
     service.stop();
 }
 

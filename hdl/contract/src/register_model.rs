@@ -39,6 +39,7 @@ pub struct RegisterModel {
     jobs_in: u32,
     jobs_out: u32,
     jobs_failed: u32,
+    packet_hold: u32,
 }
 
 impl RegisterModel {
@@ -55,6 +56,7 @@ impl RegisterModel {
             jobs_in: 0,
             jobs_out: 0,
             jobs_failed: 0,
+            packet_hold: 0,
         }
     }
 
@@ -66,6 +68,11 @@ impl RegisterModel {
     /// The committed key's id.
     pub fn key_id(&self) -> u8 {
         self.key_id
+    }
+
+    /// PACKET_HOLD: cycles a burst's last result beat waits for another result.
+    pub fn packet_hold(&self) -> u32 {
+        self.packet_hold
     }
 
     /// What a read at `offset` returns while the card is `busy` (or not). Offsets outside the map,
@@ -95,6 +102,7 @@ impl RegisterModel {
             itf::REG_JOBS_FAILED => self.jobs_failed,
             itf::REG_KEY_ID => u32::from(self.key_id),
             itf::REG_KEY_SELECT => self.key_select,
+            itf::REG_PACKET_HOLD => self.packet_hold,
             _ => 0,
         }
     }
@@ -129,6 +137,7 @@ impl RegisterModel {
         match offset {
             itf::REG_KEY_SELECT => self.key_select = value & (itf::KEY_SELECT_TARGET_MASK | itf::KEY_SELECT_Q_PATH),
             itf::REG_ERRORS => self.errors &= !value,
+            itf::REG_PACKET_HOLD => self.packet_hold = value & itf::PACKET_HOLD_MASK,
             itf::REG_CONTROL if value & itf::CONTROL_SOFT_RESET != 0 => shift = Some(WriteEffect::SoftReset),
             _ => {}
         }

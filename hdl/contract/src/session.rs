@@ -172,5 +172,12 @@ pub fn load_key<B: RegisterBus>(
     Ok(())
 }
 
+/// Sets PACKET_HOLD for `layout` ([`FrameLayout::packet_hold_cycles`]), so that results of
+/// requests written together come back in one packet. A 5.0 bitstream ignores the write: its
+/// bursts end as soon as no result waits.
+pub fn set_packet_hold<B: RegisterBus>(bus: &mut B, layout: &FrameLayout) -> Result<(), SessionError> {
+    write(bus, itf::REG_PACKET_HOLD, layout.packet_hold_cycles())
+}
+
 #[cfg(test)]
 mod tests;

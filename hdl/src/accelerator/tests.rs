@@ -94,6 +94,8 @@ struct Seen {
     results: Vec<ResultFrame>,
     /// The cycle every phase ended.
     phase_ends: Vec<usize>,
+    /// Result packets: beats taken with TLAST.
+    packets: usize,
 }
 
 /// Runs the script on the accelerator of `config`, the host taking result beats with
@@ -121,6 +123,7 @@ fn run(config: &AcceleratorConfig, phases: Vec<Phase>, cycles: usize, ready: f64
                 seen.results.push(decode_result(&bytes, digits, stream_bits).expect("a well-formed result frame"));
             }
             assert!(!uut.m_axis_tlast.val() || h.out_words.is_empty(), "TLAST only at a frame's end");
+            seen.packets += usize::from(uut.m_axis_tlast.val());
         }
         uut.s_axis_tvalid.next = false;
         let Some(phase) = phases.get(h.phase) else { return };
@@ -286,4 +289,38 @@ fn accelerator_soft_reset_drops_what_a_gone_host_left() {
     assert_eq!(seen.reads[0], STATUS_KEY_VALID | STATUS_BUSY, "the gone host's jobs were under way");
     assert_eq!(seen.reads[1] & STATUS_KEY_VALID, STATUS_KEY_VALID, "the key stays");
     assert_eq!(&seen.reads[3..], &[5, 2], "the key id stays; two frames went out");
+}
+
+/// PACKET_HOLD reaches the collector: requests sent together start the two cores a request frame
+/// apart, and with the hold a host sets (FrameLayout::packet_hold_cycles) each pair of results
+/// leaves as one packet; without it, each result alone. The register reads back.
+#[test]
+fn accelerator_packet_hold_joins_the_results_of_requests_sent_together() {
+    let config = tiny();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(606);
+    let hw = tiny_key(&config, &mut rng);
+    let (digits, stream_bits) = (config.digits(), config.stream_bits);
+    let hold = FrameLayout::new(digits, stream_bits).unwrap().packet_hold_cycles();
+    let cs: Vec<BigUint> = (0..4).map(|_| rng.gen_biguint_below(hw.classic().n_squared())).collect();
+    let frames: Vec<Vec<u32>> = cs
+        .iter()
+        .enumerate()
+        .map(|(k, c)| encode_request_words(k as u16, 5, c, digits, stream_bits).unwrap())
+        .collect();
+    let loads = decryption_key_loads(&hw, config.window_bits);
+    let run_with = |hold: u32| {
+        let mut writes: Vec<(u32, Option<u32>)> =
+            key_load_writes(&loads, 5).into_iter().map(|(a, v)| (a, Some(v))).collect();
+        writes.extend([(REG_PACKET_HOLD, Some(hold)), (REG_PACKET_HOLD, None)]);
+        let seen = run(&config, vec![Phase::Registers(writes), Phase::Stream(frames.clone())], 3000, 1.0, 12);
+        assert_eq!(seen.phase_ends.len(), 2, "every phase finished: {seen:?}");
+        assert_eq!(seen.reads, vec![hold]);
+        for (k, c) in cs.iter().enumerate() {
+            let result = seen.results.iter().find(|r| r.tag == k as u16).expect("every result");
+            assert_eq!(result.plaintext, hw.decrypt_trace(c).unwrap().result);
+        }
+        seen.packets
+    };
+    assert_eq!(run_with(0), 4, "without a hold, each result alone");
+    assert_eq!(run_with(hold), 2, "with PACKET_HOLD {hold}, a packet per pair of cores");
 }

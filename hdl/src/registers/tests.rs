@@ -46,6 +46,8 @@ struct Outcome {
     loads: Vec<(bool, u64, u64)>,
     /// Soft reset pulses.
     resets: usize,
+    /// The `packet_hold` output when each read's data was recorded.
+    holds: Vec<u32>,
 }
 
 /// Runs `ops` against a register block ([`test_config`]: key_bits 1024, 2 cores, w = 4, 128-bit
@@ -122,6 +124,7 @@ fn run(ops: Vec<Op>) -> Outcome {
                     uut.s_axil_arvalid.next = false;
                     if !b.accepting && b.held >= delay {
                         out.reads.push(uut.s_axil_rdata.val().to_u64() as u32);
+                        out.holds.push(uut.packet_hold.val().to_u64() as u32);
                         b.accepting = true;
                     }
                     uut.s_axil_rready.next = b.accepting;
@@ -175,6 +178,7 @@ fn registers_read_only_values_and_unknown_addresses() {
         (REG_KEY_ID, 0),
         (REG_KEY_SELECT, 0),
         (REG_KEY_DATA, 0),
+        (REG_PACKET_HOLD, 0),
         (0x034, 0),
         (0x100, 0),
         (0xFFC, 0),
@@ -318,6 +322,27 @@ fn registers_refuse_key_writes_while_busy() {
     assert_eq!(data, vec![1, 2, 4]);
 }
 
+/// PACKET_HOLD keeps its 12 bits, drives the collector's hold, and outlives a soft reset (a new
+/// host finds the stream as it was configured).
+#[test]
+fn registers_keep_packet_hold_through_a_soft_reset() {
+    let out = run(vec![
+        Op::Write(REG_PACKET_HOLD, 0xFFFF_F123),
+        Op::Read(REG_PACKET_HOLD),
+        Op::Write(REG_CONTROL, CONTROL_SOFT_RESET),
+        Op::Read(REG_PACKET_HOLD),
+        Op::Strobes(0),
+        Op::Write(REG_PACKET_HOLD, 7),
+        Op::Read(REG_PACKET_HOLD),
+        Op::Strobes(0xF),
+        Op::Write(REG_PACKET_HOLD, 0),
+        Op::Read(REG_PACKET_HOLD),
+    ]);
+    assert_eq!(out.resets, 1);
+    assert_eq!(out.reads, vec![0x123, 0x123, 0x123, 0]);
+    assert_eq!(out.holds, out.reads, "the output is the register");
+}
+
 /// The register block and the contract's register model (what the emulator answers with) give the
 /// same reads and the same key shifts for the same random register sequences.
 #[test]
@@ -331,7 +356,8 @@ fn registers_behave_as_the_contract_model() {
         let mut ops = Vec::new();
         for _ in 0..80 {
             let offset = match rng.gen_range(0..10) {
-                0..=3 => [REG_KEY_CONTROL, REG_KEY_DATA, REG_KEY_SELECT, REG_ERRORS, REG_CONTROL][rng.gen_range(0..5)],
+                0..=3 => [REG_KEY_CONTROL, REG_KEY_DATA, REG_KEY_SELECT, REG_ERRORS, REG_CONTROL, REG_PACKET_HOLD]
+                    [rng.gen_range(0..6)],
                 _ => offsets[rng.gen_range(0..offsets.len())],
             };
             let value = match rng.gen_range(0..4) {
@@ -360,7 +386,10 @@ fn registers_behave_as_the_contract_model() {
                     None => {}
                 },
                 Op::Write(..) => {}
-                Op::Read(offset) => expected.reads.push(model.read(offset, busy)),
+                Op::Read(offset) => {
+                    expected.reads.push(model.read(offset, busy));
+                    expected.holds.push(model.packet_hold());
+                }
                 Op::Busy(b) => busy = b,
                 Op::Strobes(s) => strobes = s != 0,
                 Op::Events(job_in, job_out, failed, key, malformed) => {
@@ -380,5 +409,6 @@ fn registers_behave_as_the_contract_model() {
         assert_eq!(rtl.reads, expected.reads, "reads of {ops:?}");
         assert_eq!(rtl.loads, expected.loads, "key shifts of {ops:?}");
         assert_eq!(rtl.resets, expected.resets, "soft resets of {ops:?}");
+        assert_eq!(rtl.holds, expected.holds, "the packet_hold output along {ops:?}");
     }
 }

@@ -13,17 +13,20 @@ fn stream_out_is_synthesizable() {
     yosys_validate("ecrt_stream_out", &generate_verilog(&uut)).unwrap();
 }
 
-/// What left the master: beats (lanes, TLAST), and the frame_sent/frame_failed pulses seen.
+/// What left the master: beats (lanes, TLAST) and the cycles they left in, the
+/// frame_sent/frame_failed pulses seen, and the soft resets that came during a hold.
 #[derive(Debug, Default, Clone)]
 struct Sent {
     beats: Vec<(Vec<u32>, bool)>,
+    cycles: Vec<usize>,
     sent: usize,
     failed: usize,
+    resets_in_hold: usize,
 }
 
 /// A bench: `cores` cores with `per_core` results each and `errors` error results, for a
 /// collector of `digits`-limb results over `lanes` lanes; the host takes beats with probability
-/// `ready`; a soft reset in cycle `reset_at`, if any.
+/// `ready`; a soft reset in cycle `reset_at`, if any; PACKET_HOLD = `hold`.
 #[derive(Clone, Copy)]
 struct Bench {
     digits: usize,
@@ -34,17 +37,18 @@ struct Bench {
     ready: f64,
     seed: u64,
     reset_at: Option<usize>,
+    hold: usize,
 }
 
 fn bench(digits: usize, lanes: usize, cores: usize, per_core: usize, errors: usize, ready: f64, seed: u64) -> Bench {
-    Bench { digits, lanes, cores, per_core, errors, ready, seed, reset_at: None }
+    Bench { digits, lanes, cores, per_core, errors, ready, seed, reset_at: None, hold: 0 }
 }
 
 /// A random (tag, plaintext) per result, per core; random error results. Cores hand out their
 /// results one after another, each after a random delay. Returns what was sent and the expected
 /// frames.
 fn run(bench: Bench) -> (Sent, Vec<ResultFrame>) {
-    let Bench { digits, lanes, cores, per_core, errors, ready, seed, reset_at } = bench;
+    let Bench { digits, lanes, cores, per_core, errors, ready, seed, reset_at, hold } = bench;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let mut expected = Vec::new();
     let mut queues: Vec<VecDeque<(u16, Vec<u32>)>> = Vec::new();
@@ -78,13 +82,26 @@ fn run(bench: Bench) -> (Sent, Vec<ResultFrame>) {
     let mut cycle = 0;
     let words = crate::interface::result_words(digits).div_ceil(lanes) * lanes;
     let total_words = (cores * per_core + errors) * words;
-    let cycles = (total_words as f64 * 2.0 / ready) as usize + 40 * (per_core + errors) + 200;
+    let cycles = (total_words as f64 * 2.0 / ready) as usize + (40 + hold) * (per_core + errors) + hold + 200;
+    // Cycles the current hold has lasted; the last cycle brought a soft reset during a hold.
+    let mut held_for = 0;
+    let mut reset_in_hold = false;
     simulate(StreamOut::new(digits, lanes, cores), cycles, move |uut, _| {
         let mut r = out.lock().unwrap();
+        uut.packet_hold.next = (hold as u64).into();
+        // A hold lasts at most PACKET_HOLD cycles, and none without it; a soft reset during one
+        // presents the held beat at once, ending its packet.
+        held_for = if uut.holding.q.val() { held_for + 1 } else { 0 };
+        assert!(held_for <= hold, "a hold of {held_for} cycles with PACKET_HOLD {hold}");
+        if reset_in_hold {
+            assert!(uut.m_axis_tvalid.val() && uut.m_axis_tlast.val(), "a soft reset ends the held packet at once");
+        }
         // A soft reset: every core with a result coming is busy. Right after it, a stale core's
         // next result is dropped unless it is the one leaving.
         cycle += 1;
         uut.soft_reset.next = reset_at == Some(cycle);
+        reset_in_hold = reset_at == Some(cycle) && uut.holding.q.val();
+        r.resets_in_hold += usize::from(reset_in_hold);
         for (busy, queue) in uut.core_busy.iter_mut().zip(&queues) {
             busy.next = !queue.is_empty();
         }
@@ -117,6 +134,7 @@ fn run(bench: Bench) -> (Sent, Vec<ResultFrame>) {
         prev_ready = tready;
         if uut.m_axis_tvalid.val() && tready {
             r.beats.push((tdata, uut.m_axis_tlast.val()));
+            r.cycles.push(cycle);
             held = None;
             if frame_end {
                 r.sent += 1;
@@ -190,8 +208,8 @@ fn packet_sizes(sent: &Sent, digits: usize, lanes: usize) -> Vec<usize> {
 }
 
 /// Runs `bench` and checks that every expected result left once, whole and in its source's order;
-/// returns how many did.
-fn check(bench: Bench) -> usize {
+/// returns what was sent.
+fn check(bench: Bench) -> Sent {
     let Bench { digits, lanes, cores, .. } = bench;
     let (sent, expected) = run(bench);
     let got = frames(&sent, digits, lanes);
@@ -219,7 +237,7 @@ fn check(bench: Bench) -> usize {
         };
         assert_eq!(of(&got), of(&expected), "source {source} in order");
     }
-    expected.len()
+    sent
 }
 
 #[test]
@@ -256,8 +274,64 @@ fn stream_out_holds_beats_under_back_pressure() {
 fn stream_out_soft_reset_drops_the_busy_cores_next_results() {
     let mut dropped_any = false;
     for (seed, reset_at) in [(21, 5), (22, 40), (23, 90), (24, 17), (25, 60)] {
-        let kept = check(Bench { reset_at: Some(reset_at), ..bench(3, 2, 3, 3, 2, 0.6, seed) });
+        let kept = check(Bench { reset_at: Some(reset_at), ..bench(3, 2, 3, 3, 2, 0.6, seed) }).sent;
         dropped_any |= kept < 3 * 3 + 2;
     }
     assert!(dropped_any, "some reset found a core busy and dropped its result");
+}
+
+/// With a hold longer than the gaps between results, results that finish apart share a packet;
+/// without one, the same runs send each alone.
+#[test]
+fn stream_out_packet_hold_joins_results_that_finish_apart() {
+    // Results (of one core, then of two) follow one another less than 30 cycles apart (the
+    // bench's delays), and a fast host takes each at once: lone packets without a hold, one
+    // packet with a 40-cycle hold.
+    for lone in [bench(3, 2, 1, 4, 0, 1.0, 9), bench(3, 2, 2, 3, 0, 1.0, 57)] {
+        let results = lone.cores * lone.per_core;
+        assert_eq!(packet_sizes(&check(lone), lone.digits, lone.lanes), vec![1; results]);
+        let held = check(Bench { hold: 40, ..lone });
+        assert_eq!(packet_sizes(&held, lone.digits, lone.lanes), vec![results]);
+    }
+    // A shorter hold joins those that come within it: fewer packets, not necessarily one. (Error
+    // results come up to 60 cycles apart.)
+    let some = bench(3, 2, 3, 4, 3, 1.0, 43);
+    let packets = |hold| packet_sizes(&check(Bench { hold, ..some }), 3, 2).len();
+    let (none, short, long) = (packets(0), packets(8), packets(70));
+    assert!(none > short && short > long && long == 1, "packets with holds 0, 8, 70: {none}, {short}, {long}");
+}
+
+/// A lone result, or a lone error, waits out the hold, exactly PACKET_HOLD cycles, then ends its
+/// packet (`frames` checks the TLAST).
+#[test]
+fn stream_out_lone_result_ends_its_packet_after_the_hold() {
+    for lone in [bench(3, 2, 1, 1, 0, 1.0, 41), bench(5, 4, 1, 0, 1, 1.0, 42)] {
+        let left = |hold| *check(Bench { hold, ..lone }).cycles.last().unwrap();
+        let at_once = left(0);
+        for hold in [1, 17, 300] {
+            assert_eq!(left(hold), at_once + hold, "PACKET_HOLD {hold}");
+        }
+    }
+}
+
+/// A soft reset during a hold presents the held beat at once with TLAST (the run checks it), and
+/// the stream still carries every result not dropped, whole.
+#[test]
+fn stream_out_soft_reset_ends_a_held_packet() {
+    let mut resets_in_hold = 0;
+    for (seed, reset_at) in [(21, 5), (22, 40), (23, 90), (24, 17), (25, 60), (26, 33), (27, 75), (28, 110)] {
+        resets_in_hold +=
+            check(Bench { reset_at: Some(reset_at), hold: 25, ..bench(3, 2, 3, 3, 2, 0.6, seed) }).resets_in_hold;
+    }
+    assert!(resets_in_hold > 0, "some reset came during a hold");
+}
+
+/// Under back-pressure, with a hold: TLAST only on a frame's last beat, presented beats stable
+/// until taken (the run checks both), every result whole.
+#[test]
+fn stream_out_holds_beats_under_back_pressure_with_a_packet_hold() {
+    check(Bench { hold: 12, ..bench(5, 4, 3, 3, 4, 0.25, 5) });
+    check(Bench { hold: 3, ..bench(2, 2, 2, 4, 2, 0.1, 6) });
+    check(Bench { hold: 1, ..bench(3, 2, 3, 3, 4, 0.8, 2) });
+    check(Bench { hold: 20, ..bench(5, 2, 1, 4, 2, 0.5, 4) });
 }

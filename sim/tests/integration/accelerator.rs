@@ -297,3 +297,73 @@ fn registers_report_the_configuration() {
     assert_eq!(read(&mut sim, itf::REG_SCHEDULE), config.schedule.register_value());
     assert_eq!(read(&mut sim, itf::REG_STATUS) & itf::STATUS_KEY_VALID, 0);
 }
+
+/// Offers `requests` as one H2C packet (TLAST on its last beat only) with the result stream always
+/// ready, until a result per request has come back; returns the results and how many result
+/// packets (TLASTs) carried them.
+fn send_as_one_packet(sim: &mut AcceleratorSim, requests: &[Vec<u32>]) -> (Vec<itf::ResultFrame>, usize) {
+    let layout = *sim.layout();
+    let words = requests.concat();
+    let beats: Vec<&[u32]> = words.chunks(layout.lanes).collect();
+    let frame_words = layout.result_beats * layout.lanes;
+    let guard = 4 * sim.manifest().config.cycles_per_decryption_path() * requests.len();
+    let (mut offered, mut frame, mut results, mut packets) = (0, Vec::new(), Vec::new(), 0);
+    let mut last_ends_packet = false;
+    for _ in 0..guard {
+        if results.len() == requests.len() {
+            break;
+        }
+        let io = sim.cycle(beats.get(offered).map(|&beat| (beat, offered + 1 == beats.len())), true).unwrap();
+        offered += usize::from(io.input_taken);
+        if let Some(beat) = io.output {
+            frame.extend(beat.words);
+            assert!(!beat.last || frame.len() == frame_words, "TLAST only on a frame's last beat");
+            packets += usize::from(beat.last);
+            last_ends_packet = beat.last;
+            if frame.len() == frame_words {
+                let bytes = itf::words_to_bytes(&std::mem::take(&mut frame));
+                results.push(itf::decode_result(&bytes, layout.digits, layout.stream_bits).unwrap());
+            }
+        }
+    }
+    assert_eq!(results.len(), requests.len(), "a result per request within {guard} cycles");
+    assert!(last_ends_packet, "the last result ends its packet");
+    (results, packets)
+}
+
+/// PACKET_HOLD (interface 5.1), on the two-core 1024-bit model the other tests build: requests
+/// written as one packet start the cores a request frame apart, so their results finish as far
+/// apart. With the hold a host sets
+/// (session::set_packet_hold) they share result packets; with 0 each leaves alone. Every
+/// plaintext is right either way, and the register reads back what was written.
+#[test]
+fn packet_hold_joins_results_into_fewer_packets() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(13);
+    let mut sim = build(1024, 2, 256);
+    let (p, q) = random_key(1024, &mut rng);
+    let hw = hw_key(&p, &q, &sim);
+    sim.load_key(&hw, KEY_ID).unwrap();
+    let ciphertexts = random_units(&hw, 4, &mut rng);
+    let frames = requests(&sim, &ciphertexts, KEY_ID);
+    let layout = *sim.layout();
+    let mut packets = |hold: u32| {
+        if hold == 0 {
+            sim.write_register(itf::REG_PACKET_HOLD, 0).unwrap();
+        } else {
+            ecrt_contract::session::set_packet_hold(&mut sim, &layout).unwrap();
+        }
+        assert_eq!(sim.read_register(itf::REG_PACKET_HOLD).unwrap(), hold, "PACKET_HOLD reads back");
+        let (results, packets) = send_as_one_packet(&mut sim, &frames);
+        for (k, c) in ciphertexts.iter().enumerate() {
+            let result = results.iter().find(|r| usize::from(r.tag) == k).expect("a result per tag");
+            assert!(result.is_ok(), "tag {k}: status {:#x}", result.status);
+            assert_eq!(result.plaintext, hw.decrypt(c).unwrap(), "tag {k}, PACKET_HOLD {hold}");
+        }
+        packets
+    };
+    let hold = layout.packet_hold_cycles();
+    let (without, with) = (packets(0), packets(hold));
+    eprintln!("{} results: {without} packets without a hold, {with} with PACKET_HOLD {hold}", ciphertexts.len());
+    assert_eq!(without, ciphertexts.len(), "without a hold, each result alone");
+    assert!(with < without, "PACKET_HOLD {hold}: {with} packets, {without} without");
+}

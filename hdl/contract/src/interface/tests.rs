@@ -114,7 +114,8 @@ fn register_table_is_consistent() {
     assert_eq!(named("CONTROL"), REG_CONTROL);
     assert_eq!(named("DIGITS_PER_STEP"), REG_DIGITS_PER_STEP);
     assert_eq!(named("SCHEDULE"), REG_SCHEDULE);
-    assert_eq!(VERSION_VALUE, 0x0005_0000);
+    assert_eq!(named("PACKET_HOLD"), REG_PACKET_HOLD);
+    assert_eq!(VERSION_VALUE, 0x0005_0001);
     assert_eq!(key_control_commit(0xA5), 0xA502);
     assert_eq!(key_select(true, 9), 0x109);
 }
@@ -140,6 +141,7 @@ fn field_table_matches_the_constants() {
     assert_eq!(mask("KEY_SELECT", "TARGET"), KEY_SELECT_TARGET_MASK);
     assert_eq!(mask("KEY_SELECT", "PATH"), KEY_SELECT_Q_PATH);
     assert_eq!(mask("KEY_DATA", "DATA"), KEY_DATA_MASK);
+    assert_eq!(mask("PACKET_HOLD", "CYCLES"), PACKET_HOLD_MASK);
 }
 
 #[test]
