@@ -46,9 +46,8 @@ pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
         h2c_name: nodes.h2c.display().to_string(),
         c2h_name: nodes.c2h.display().to_string(),
     };
-    let (jobs, job_rx) = mpsc::channel();
     let (event_tx, events) = mpsc::channel();
-    let (threads, stop, held) = stream::start(h2c, c2h, setup, job_rx, event_tx);
+    let (threads, stop, held, jobs) = stream::start(h2c, c2h, setup, event_tx);
     let mut description = format!("{} ({info})", device.display());
     if takeover.dropped_results > 0 {
         description += &format!("; took over: {takeover}");

@@ -1,24 +1,30 @@
 //! The two threads that move frames: a reader on C2H, started first, and a writer on H2C. Each
 //! request carries a 16-bit tag; the tag table maps the tags in flight to the decryptor's tickets,
 //! so results may come back in any order. The reader reads only while results are owed, so an
-//! idle engine never sits in a device read. The writer packs what is queued into one packet, up
-//! to the device's window (one frame per core), and the reader takes whole bursts of results.
+//! idle engine never sits in a device read. Requests are written in packets of as many as are
+//! queued, up to the device's window (one frame per core), and the reader takes whole bursts of
+//! results.
 //!
-//! Threads wake one another only when it pays: the reader hands results over half a window at a
-//! time (what the writer waits for to write again; half the caller's queue if that is less), or
-//! as soon as nothing more is owed; results it holds meanwhile stay where the caller can take
-//! them ([`HeldResults`]) when it looks without waiting or its wait runs out, so a card that
-//! stalls never hides the results it did return.
+//! Threads wake one another only when it pays. The caller's jobs go straight into a backlog
+//! ([`JobQueue`]); the reader, which makes room in the window as it settles results, writes the
+//! backlog into that room after each read and only then hands the results over, so the caller's
+//! next jobs find the window full: a busy engine moves its requests without waking anyone. The
+//! writer is woken only when the window has room the reader may not fill soon: jobs that come
+//! while the reader waits in a read, or while nothing is owed. The reader hands results over
+//! half a window at a time (half the caller's queue if that is less), or as soon as nothing more
+//! is owed; results it holds meanwhile stay where the caller can take them ([`HeldResults`]) when
+//! it looks without waiting or its wait runs out, so a card that stalls, even in the middle of a
+//! write, never hides the results it did return.
 
-use crate::engine::{Event, HeldResults, Job, StopHook};
+use crate::engine::{Event, HeldResults, Job, JobSink, StopHook};
 use crate::item::ItemError;
 use crate::xdma::nodes::{read_some, write_packet, AlignedBuf};
 use ecrt_contract::interface::{self as itf, FrameLayout};
 use num_bigint::BigUint;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
-use std::sync::mpsc::{Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 /// Result frames one C2H read asks for at most (a stream read returns early at a packet's end).
@@ -43,7 +49,7 @@ pub struct StreamSetup {
 }
 
 impl StreamSetup {
-    /// Results handed over together, and room the writer waits for: half the window.
+    /// Results handed over together, and the room a write waits for: half the window.
     fn batch(&self) -> usize {
         self.window.max(1).div_ceil(2)
     }
@@ -53,11 +59,16 @@ impl StreamSetup {
 struct TagTable {
     tickets: HashMap<u16, u64>,
     next_tag: u16,
+    /// Jobs taken from the caller and not yet written.
+    backlog: VecDeque<Job>,
     stopping: bool,
-    /// Who sleeps on the condition variable, a wake-up being a system call made only for them:
-    /// the room the writer waits for (0: it does not wait), and whether the reader waits.
-    writer_wants: usize,
+    /// The caller sends no more jobs.
+    closed: bool,
+    /// A thread failed: jobs are refused from now on.
+    failed: bool,
+    /// Who sleeps on its condition variable (a wake-up is a system call made only for it).
     reader_waiting: bool,
+    writer_waiting: bool,
 }
 
 impl TagTable {
@@ -74,139 +85,188 @@ impl TagTable {
     }
 }
 
-type Shared = Arc<(Mutex<TagTable>, Condvar)>;
-
-fn table(shared: &Shared) -> std::sync::MutexGuard<'_, TagTable> {
-    shared.0.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Starts the reader, then the writer. Returns the threads, the hook that stops them and the
-/// results the reader holds before it hands them over.
-pub fn start(
-    mut h2c: impl Write + Send + 'static,
-    mut c2h: impl Read + Send + 'static,
+/// What both threads and the caller's [`JobQueue`] share.
+struct Stream<W> {
+    table: Mutex<TagTable>,
+    reader_wake: Condvar,
+    writer_wake: Condvar,
+    /// Either thread writes through it.
+    h2c: Mutex<W>,
     setup: StreamSetup,
-    jobs: Receiver<Vec<Job>>,
     events: Sender<Vec<Event>>,
-) -> (Vec<JoinHandle<()>>, StopHook, HeldResults) {
-    let shared: Shared = Arc::default();
-    let held = HeldResults::default();
-    let reader = {
-        let (shared, setup, events, held) = (shared.clone(), setup.clone(), events.clone(), held.clone());
-        std::thread::spawn(move || {
-            let failed = read_results(&mut c2h, &setup, &shared, &held, &events);
-            held.hand_over(&events);
-            if let Err(reason) = failed {
-                let _ = events.send(vec![Event::Failed(reason)]);
-            }
-        })
-    };
-    let writer = {
-        let shared = shared.clone();
-        std::thread::spawn(move || {
-            if let Err(reason) = write_requests(&mut h2c, &setup, &shared, &jobs, &events) {
-                let _ = events.send(vec![Event::Failed(reason)]);
-            }
-        })
-    };
-    let stop: StopHook = Box::new(move || {
-        table(&shared).stopping = true;
-        shared.1.notify_all();
-    });
-    (vec![reader, writer], stop, held)
 }
 
-/// Writes the queued requests, as many as are waiting (up to [`WRITE_FRAMES`]) in one packet:
-/// frames have fixed sizes, so a packet may hold several, and one transfer moves them all.
-fn write_requests(
-    h2c: &mut impl Write,
-    setup: &StreamSetup,
-    shared: &Shared,
-    jobs: &Receiver<Vec<Job>>,
-    events: &Sender<Vec<Event>>,
-) -> Result<(), String> {
-    let layout = setup.layout;
-    let window = setup.window.max(1);
-    let mut buf = AlignedBuf::new(layout.request_bytes * WRITE_FRAMES.min(window));
-    let mut backlog: VecDeque<Job> = VecDeque::new();
-    loop {
-        if backlog.is_empty() {
-            match jobs.recv() {
-                Ok(more) => backlog.extend(more),
-                Err(_) => return Ok(()),
-            }
-        }
-        // Write when half the window is free (or all that is queued fits): fewer, larger
-        // transfers, while the other half keeps the cores busy.
-        let wanted = backlog.len().min(setup.batch());
-        let (assigned, reader_waiting): (Vec<(u16, Job)>, bool) = {
-            let mut t = table(shared);
-            while window - t.tickets.len().min(window) < wanted && !t.stopping {
-                t.writer_wants = wanted;
-                t = shared.1.wait(t).unwrap_or_else(|e| e.into_inner());
-                t.writer_wants = 0;
-            }
-            if t.stopping {
-                return Ok(());
-            }
-            backlog.extend(jobs.try_iter().flatten());
-            let room = (window - t.tickets.len()).min(WRITE_FRAMES);
-            let jobs = backlog.drain(..room.min(backlog.len()));
-            (jobs.map(|job| (t.assign(job.ticket), job)).collect(), t.reader_waiting)
-        };
-        // Encoded without the lock, which the reader takes to settle results meanwhile.
-        let mut tags = Vec::with_capacity(assigned.len());
-        let mut invalid = Vec::new();
-        for (tag, job) in assigned {
-            let frame = tags.len() * layout.request_bytes;
-            let out = &mut buf[frame..frame + layout.request_bytes];
-            match itf::encode_request_into(tag, setup.key_id, &job.ciphertext, &layout, out) {
-                Ok(()) => tags.push(tag),
-                Err(e) => {
-                    table(shared).tickets.remove(&tag);
-                    invalid.push(Event::Done(job.ticket, Err(ItemError::Invalid(e.to_string()))));
+impl<W: Write> Stream<W> {
+    fn table(&self) -> MutexGuard<'_, TagTable> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Backlogged requests worth a write now: half a window of them (or all there are), when the
+    /// window has room for that many. Fewer, larger transfers, while the rest keeps the cores busy.
+    fn writable(&self, t: &TagTable) -> Option<usize> {
+        let window = self.setup.window.max(1);
+        let wanted = t.backlog.len().min(self.setup.batch());
+        let room = (window - t.tickets.len().min(window)).min(WRITE_FRAMES);
+        (!t.stopping && wanted > 0 && room >= wanted).then(|| room.min(t.backlog.len()))
+    }
+
+    /// Writes backlogged requests while [`Stream::writable`] says so; `buf` is the calling
+    /// thread's own (room for [`WRITE_FRAMES`] requests).
+    fn write_backlog(&self, buf: &mut [u8]) -> Result<(), String> {
+        let layout = self.setup.layout;
+        loop {
+            let (assigned, reader_waiting): (Vec<(u16, Job)>, bool) = {
+                let mut t = self.table();
+                let Some(count) = self.writable(&t) else { return Ok(()) };
+                let jobs: Vec<Job> = t.backlog.drain(..count).collect();
+                (jobs.into_iter().map(|job| (t.assign(job.ticket), job)).collect(), t.reader_waiting)
+            };
+            // Encoded without the table's lock, which the other thread takes meanwhile.
+            let mut tags = Vec::with_capacity(assigned.len());
+            let mut invalid = Vec::new();
+            for (tag, job) in assigned {
+                let frame = tags.len() * layout.request_bytes;
+                let out = &mut buf[frame..frame + layout.request_bytes];
+                match itf::encode_request_into(tag, self.setup.key_id, &job.ciphertext, &layout, out) {
+                    Ok(()) => tags.push(tag),
+                    Err(e) => {
+                        self.table().tickets.remove(&tag);
+                        invalid.push(Event::Done(job.ticket, Err(ItemError::Invalid(e.to_string()))));
+                    }
                 }
             }
-        }
-        if !invalid.is_empty() {
-            let _ = events.send(invalid);
-        }
-        if tags.is_empty() {
-            continue;
-        }
-        // The reader may now owe these results.
-        if reader_waiting {
-            shared.1.notify_all();
-        }
-        if let Err(e) = write_packet(h2c, &buf[..tags.len() * layout.request_bytes]) {
-            let mut t = table(shared);
-            for tag in &tags {
-                t.tickets.remove(tag);
+            if !invalid.is_empty() {
+                let _ = self.events.send(invalid);
             }
-            return Err(format!("cannot write requests to {}: {e}", setup.h2c_name));
+            if tags.is_empty() {
+                continue;
+            }
+            // The reader now owes these results.
+            if reader_waiting {
+                self.reader_wake.notify_one();
+            }
+            let packet = &buf[..tags.len() * layout.request_bytes];
+            if let Err(e) = write_packet(&mut *self.h2c.lock().unwrap_or_else(|e| e.into_inner()), packet) {
+                let mut t = self.table();
+                for tag in &tags {
+                    t.tickets.remove(tag);
+                }
+                return Err(format!("cannot write requests to {}: {e}", self.setup.h2c_name));
+            }
+        }
+    }
+
+    fn request_buffer(&self) -> AlignedBuf {
+        AlignedBuf::new(self.setup.layout.request_bytes * WRITE_FRAMES.min(self.setup.window.max(1)))
+    }
+
+    /// A thread ends with `failed`: no job is taken from now on, and the caller hears why.
+    fn end(&self, failed: Result<(), String>) {
+        if let Err(reason) = failed {
+            self.table().failed = true;
+            let _ = self.events.send(vec![Event::Failed(reason)]);
         }
     }
 }
 
-/// Reads results until stopped or failed, and hands them over in batches (see the module's
-/// comment): a card's first results of a burst come one packet each, and waking the caller and
-/// the writer for each would cost more than the results.
-fn read_results(
-    c2h: &mut impl Read,
-    setup: &StreamSetup,
-    shared: &Shared,
-    held: &HeldResults,
-    events: &Sender<Vec<Event>>,
-) -> Result<(), String> {
+/// Where the caller's jobs go: the backlog the stream threads write from.
+pub struct JobQueue<W: Write>(Arc<Stream<W>>);
+
+impl<W: Write + Send> JobSink for JobQueue<W> {
+    fn send(&mut self, jobs: Vec<Job>) -> bool {
+        let mut t = self.0.table();
+        if t.stopping || t.failed {
+            return false;
+        }
+        t.backlog.extend(jobs);
+        if t.writer_waiting && self.0.writable(&t).is_some() {
+            self.0.writer_wake.notify_one();
+        }
+        true
+    }
+}
+
+impl<W: Write> Drop for JobQueue<W> {
+    fn drop(&mut self) {
+        self.0.table().closed = true;
+        self.0.writer_wake.notify_one();
+    }
+}
+
+/// Starts the reader, then the writer. Returns the threads, the hook that stops them, the
+/// results the reader holds before it hands them over, and where the caller's jobs go.
+pub fn start<W: Write + Send + 'static>(
+    h2c: W,
+    mut c2h: impl Read + Send + 'static,
+    setup: StreamSetup,
+    events: Sender<Vec<Event>>,
+) -> (Vec<JoinHandle<()>>, StopHook, HeldResults, JobQueue<W>) {
+    let stream = Arc::new(Stream {
+        table: Mutex::default(),
+        reader_wake: Condvar::new(),
+        writer_wake: Condvar::new(),
+        h2c: Mutex::new(h2c),
+        setup,
+        events,
+    });
+    let held = HeldResults::default();
+    let reader = {
+        let (stream, held) = (stream.clone(), held.clone());
+        std::thread::spawn(move || {
+            let failed = read_results(&mut c2h, &stream, &held);
+            held.hand_over(&stream.events);
+            stream.end(failed);
+        })
+    };
+    let writer = {
+        let stream = stream.clone();
+        std::thread::spawn(move || stream.end(write_requests(&stream)))
+    };
+    let stop: StopHook = {
+        let stream = stream.clone();
+        Box::new(move || {
+            stream.table().stopping = true;
+            stream.reader_wake.notify_all();
+            stream.writer_wake.notify_all();
+        })
+    };
+    (vec![reader, writer], stop, held, JobQueue(stream))
+}
+
+/// Writes the backlog when the window has room for it and the reader may not fill it soon (it
+/// writes after each read): until stopped, or the caller is gone and the backlog written.
+fn write_requests<W: Write>(stream: &Stream<W>) -> Result<(), String> {
+    let mut buf = stream.request_buffer();
+    loop {
+        {
+            let mut t = stream.table();
+            while stream.writable(&t).is_none() && !t.stopping && !(t.closed && t.backlog.is_empty()) {
+                t.writer_waiting = true;
+                t = stream.writer_wake.wait(t).unwrap_or_else(|e| e.into_inner());
+                t.writer_waiting = false;
+            }
+            if t.stopping || (t.closed && t.backlog.is_empty()) {
+                return Ok(());
+            }
+        }
+        stream.write_backlog(&mut buf)?;
+    }
+}
+
+/// Reads results until stopped or failed, hands them over in batches and writes the backlog into
+/// the room they leave (see the module's comment).
+fn read_results<W: Write>(c2h: &mut impl Read, stream: &Stream<W>, held: &HeldResults) -> Result<(), String> {
+    let (setup, events) = (&stream.setup, &stream.events);
     let frame_bytes = setup.layout.result_bytes;
     let mut buf = AlignedBuf::new(frame_bytes * READ_FRAMES);
+    let mut requests = stream.request_buffer();
     let mut carry: Vec<u8> = Vec::with_capacity(2 * frame_bytes);
     loop {
         let owed = {
-            let mut t = table(shared);
+            let mut t = stream.table();
             while t.tickets.is_empty() && !t.stopping {
                 t.reader_waiting = true;
-                t = shared.1.wait(t).unwrap_or_else(|e| e.into_inner());
+                t = stream.reader_wake.wait(t).unwrap_or_else(|e| e.into_inner());
                 t.reader_waiting = false;
             }
             if t.stopping {
@@ -226,7 +286,7 @@ fn read_results(
         let whole = carry.len() / frame_bytes * frame_bytes;
         let mut done = Vec::with_capacity(whole / frame_bytes);
         for frame in carry[..whole].chunks_exact(frame_bytes) {
-            match settle(frame, setup, shared) {
+            match settle(frame, setup, &stream.table) {
                 Ok(Some((ticket, result))) => done.push(Event::Done(ticket, result)),
                 Ok(None) => {}
                 Err(reason) => {
@@ -237,16 +297,12 @@ fn read_results(
         }
         carry.drain(..whole);
         let gathered = held.hold(done);
-        let (writer_wants, owed) = {
-            let t = table(shared);
-            (t.writer_wants, t.tickets.len())
-        };
+        // The room just made is the reader's to fill, before the caller wakes: its next jobs
+        // then find the window full and wake no writer.
+        stream.write_backlog(&mut requests)?;
+        let owed = stream.table().tickets.len();
         if gathered >= held.batch(setup.batch()) || owed == 0 {
             held.hand_over(events);
-        }
-        // The writer has the room it waits for (the caller may have taken held results itself).
-        if writer_wants > 0 && setup.window.max(1).saturating_sub(owed) >= writer_wants {
-            shared.1.notify_all();
         }
     }
 }
@@ -258,13 +314,13 @@ type Settled = (u64, Result<BigUint, ItemError>);
 /// the stream is out of step: nothing after it can be trusted. An answer to a resynchronisation
 /// frame is dropped (`None`): the takeover stops at the first one it reads, and a host that died
 /// between sending one and reading its answer leaves one more behind it.
-fn settle(frame: &[u8], setup: &StreamSetup, shared: &Shared) -> Result<Option<Settled>, String> {
+fn settle(frame: &[u8], setup: &StreamSetup, table: &Mutex<TagTable>) -> Result<Option<Settled>, String> {
     let tag = u16::from_le_bytes([frame[0], frame[1]]);
     let decoded = itf::decode_result(frame, setup.layout.digits, setup.layout.stream_bits);
     if tag == itf::RESYNC_TAG && decoded.as_ref().is_ok_and(itf::is_resync_answer) {
         return Ok(None);
     }
-    let ticket = table(shared).tickets.remove(&tag).ok_or_else(|| {
+    let ticket = table.lock().unwrap_or_else(|e| e.into_inner()).tickets.remove(&tag).ok_or_else(|| {
         format!("{} returned a result for tag {tag}, which is not in flight: the stream is out of step", setup.c2h_name)
     })?;
     let result = match decoded {
@@ -404,9 +460,8 @@ mod tests {
             h2c_name: "h2c".into(),
             c2h_name: "c2h".into(),
         };
-        let (jobs, job_rx) = mpsc::channel();
         let (event_tx, events) = mpsc::channel();
-        let (threads, stop, held) = start(h2c, c2h, setup, job_rx, event_tx);
+        let (threads, stop, held, jobs) = start(h2c, c2h, setup, event_tx);
         let engine = Engine::new("xdma", "test card".into(), jobs, events, threads, Some(stop)).with_held(held);
         Decryptor::with_engine(engine, ecrt_golden::PublicKey::new(modulus()).unwrap(), options).unwrap()
     }
