@@ -4,7 +4,7 @@
 //! reopened after a pause.
 
 use super::scheduler::{Take, WorkItem};
-use super::state::Shared;
+use super::state::{Shared, State};
 use crate::api::{BackendSpec, Decryptor, Options};
 use crate::item::{Completion, ItemError};
 use ecrt_golden::PrivateKey;
@@ -67,8 +67,11 @@ pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePaci
             }
             continue;
         }
-        let rate = shared.lock().devices[index].rate(Instant::now());
-        let depth = queue_depth(rate, pacing.max_in_flight);
+        let (rate, share) = {
+            let (state, now) = (shared.lock(), Instant::now());
+            (state.devices[index].rate(now), rate_share(&state, index, now))
+        };
+        let depth = queue_depth(rate, pacing.max_in_flight).min(share.unwrap_or(usize::MAX));
         let idle = held.as_ref().is_none_or(|h| h.in_flight.is_empty());
         let room = depth.saturating_sub(held.as_ref().map_or(0, |h| h.in_flight.len()));
         // Refilled a quarter of the queue at a time: each refill wakes the device's threads.
@@ -76,6 +79,11 @@ pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePaci
         let take = if refill { next_work(&shared, index, room, idle) } else { None };
         let took_items = matches!(take, Some(Take::Items(_)));
         match take {
+            Some(Take::Items(items)) if items.is_empty() && idle => {
+                // Its share is nothing: the faster devices will be done first. Wait for more work.
+                drop(shared.wait(&shared.work, shared.lock()));
+                continue;
+            }
             Some(Take::Items(items)) => {
                 let held = held.as_mut().expect("items come only for a held key");
                 for item in items {
@@ -150,6 +158,23 @@ fn next_work(shared: &Shared, index: usize, room: usize, idle: bool) -> Option<T
             take => return Some(take),
         }
     }
+}
+
+/// Items device `index` should hold at most: its share, by measured rate, of its key's work
+/// (queued, and in flight at every device holding the key), so that it is done about when the
+/// others are. A device too slow to finish one item before the others have drained the rest
+/// gets none: an item there would hold its client's in-order results back longer than the whole
+/// queue takes elsewhere. `None` while a rate is not known yet.
+fn rate_share(state: &State, index: usize, now: Instant) -> Option<usize> {
+    let device = &state.devices[index];
+    let (key, rate) = (device.key?, device.rate(now)?);
+    let (mut total_rate, mut in_flight) = (0.0, 0);
+    for other in state.devices.iter().filter(|d| d.up && d.key == Some(key)) {
+        total_rate += other.rate(now)?;
+        in_flight += other.in_flight;
+    }
+    let work = state.scheduler.queued(key) + in_flight;
+    Some((rate / total_rate * work as f64) as usize)
 }
 
 /// The device's queue depth: [`QUEUE_TIME`] at its measured `rate`, within [`START_DEPTH`] and `max`.
@@ -261,5 +286,49 @@ fn rest(shared: &Shared, pause: Duration) {
     let until = Instant::now() + pause;
     while Instant::now() < until && !shared.stopping() {
         std::thread::sleep(Duration::from_millis(20).min(until - Instant::now()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::scheduler::Scheduler;
+    use crate::service::state::DeviceState;
+    use num_bigint::BigUint;
+
+    /// A device holding `key` that answered `rate` items in its one busy second.
+    fn device(key: usize, rate: u64, start: Instant) -> DeviceState {
+        let mut d = DeviceState::new(String::new());
+        (d.key, d.up, d.completed) = (Some(key), true, rate);
+        d.set_in_flight(1, start);
+        d.set_in_flight(0, start + Duration::from_secs(1));
+        d
+    }
+
+    fn state(devices: Vec<DeviceState>, queued_for_key_0: u64, start: Instant) -> State {
+        let mut scheduler = Scheduler::new(2, devices.len(), Duration::from_millis(20));
+        for seq in 0..queued_for_key_0 {
+            let item = WorkItem { client: 1, seq, ciphertext: BigUint::from(seq), attempts: 0, queued_at: start };
+            scheduler.push(0, item, false);
+        }
+        State::new(scheduler, devices, 2)
+    }
+
+    #[test]
+    fn a_device_holds_its_share_of_the_work_by_rate() {
+        let start = Instant::now();
+        let now = start + Duration::from_secs(2);
+        let fast_and_slow =
+            state(vec![device(0, 50_000, start), device(0, 50_000, start), device(0, 2, start)], 1000, start);
+        assert_eq!(rate_share(&fast_and_slow, 0, now), Some(499), "half, less the slow one's sliver");
+        assert_eq!(rate_share(&fast_and_slow, 2, now), Some(0), "done before the slow one would finish one");
+        // The fast devices hold the other key: the slow one is all key 0 has.
+        let alone = state(vec![device(1, 50_000, start), device(1, 50_000, start), device(0, 2, start)], 1000, start);
+        assert_eq!(rate_share(&alone, 2, now), Some(1000));
+        // A rate not known yet (nothing answered): no share is computed.
+        let mut new = device(0, 0, start);
+        new.completed = 0;
+        let unknown = state(vec![device(0, 50_000, start), new], 1000, start);
+        assert_eq!(rate_share(&unknown, 0, now), None);
     }
 }
