@@ -163,18 +163,20 @@ fn next_work(shared: &Shared, index: usize, room: usize, idle: bool) -> Option<T
 /// Items device `index` should hold at most: its share, by measured rate, of its key's work
 /// (queued, and in flight at every device holding the key), so that it is done about when the
 /// others are. A device too slow to finish one item before the others have drained the rest
-/// gets none: an item there would hold its client's in-order results back longer than the whole
-/// queue takes elsewhere. `None` while a rate is not known yet.
+/// gets none (its share rounds down): an item there would hold its client's in-order results
+/// back longer than the whole queue takes elsewhere. The fastest device's share rounds up, so
+/// that the last items always have a taker. `None` while a rate is not known yet.
 fn rate_share(state: &State, index: usize, now: Instant) -> Option<usize> {
     let device = &state.devices[index];
     let (key, rate) = (device.key?, device.rate(now)?);
-    let (mut total_rate, mut in_flight) = (0.0, 0);
+    let (mut total_rate, mut fastest, mut in_flight) = (0.0, 0.0f64, 0);
     for other in state.devices.iter().filter(|d| d.up && d.key == Some(key)) {
-        total_rate += other.rate(now)?;
-        in_flight += other.in_flight;
+        let other_rate = other.rate(now)?;
+        (total_rate, fastest, in_flight) =
+            (total_rate + other_rate, fastest.max(other_rate), in_flight + other.in_flight);
     }
-    let work = state.scheduler.queued(key) + in_flight;
-    Some((rate / total_rate * work as f64) as usize)
+    let share = rate / total_rate * (state.scheduler.queued(key) + in_flight) as f64;
+    Some(if rate >= fastest { share.ceil() } else { share.floor() } as usize)
 }
 
 /// The device's queue depth: [`QUEUE_TIME`] at its measured `rate`, within [`START_DEPTH`] and `max`.
@@ -320,8 +322,11 @@ mod tests {
         let now = start + Duration::from_secs(2);
         let fast_and_slow =
             state(vec![device(0, 50_000, start), device(0, 50_000, start), device(0, 2, start)], 1000, start);
-        assert_eq!(rate_share(&fast_and_slow, 0, now), Some(499), "half, less the slow one's sliver");
+        assert_eq!(rate_share(&fast_and_slow, 0, now), Some(500), "half, less the slow one's sliver, rounded up");
         assert_eq!(rate_share(&fast_and_slow, 2, now), Some(0), "done before the slow one would finish one");
+        // The last item has a taker: each of the fastest devices, not the slow one.
+        let last = state(vec![device(0, 50_000, start), device(0, 50_000, start), device(0, 2, start)], 1, start);
+        assert_eq!([0, 1, 2].map(|d| rate_share(&last, d, now)), [Some(1), Some(1), Some(0)]);
         // The fast devices hold the other key: the slow one is all key 0 has.
         let alone = state(vec![device(1, 50_000, start), device(1, 50_000, start), device(0, 2, start)], 1000, start);
         assert_eq!(rate_share(&alone, 2, now), Some(1000));
