@@ -215,6 +215,7 @@ fn accept(listener: UnixListener, shared: Arc<Shared>, connections: Connections,
             }
         };
         let _ = stream.set_nonblocking(false);
+        // A thread that ended before its entry went in left the entry behind: drop those first.
         let serving = {
             let mut connections = connections.lock().expect("connections");
             connections.retain(|_, (_, t)| !t.is_finished());
@@ -238,9 +239,7 @@ fn accept(listener: UnixListener, shared: Arc<Shared>, connections: Connections,
             })
         };
         if let Ok(thread) = thread {
-            let mut connections = connections.lock().expect("connections");
-            connections.retain(|_, (_, t)| !t.is_finished());
-            connections.insert(id, (handle, thread));
+            connections.lock().expect("connections").insert(id, (handle, thread));
         }
     }
 }
