@@ -25,6 +25,7 @@
 
 use crate::engine::{Engine, Event, Job};
 pub use crate::item::{Completion, ItemError};
+use anyhow::Context;
 use ecrt_golden::{PrivateKey, PublicKey};
 use num_bigint::BigUint;
 use std::collections::VecDeque;
@@ -124,11 +125,12 @@ impl Decryptor {
     pub fn open(spec: &BackendSpec, key: &PrivateKey, options: Options) -> anyhow::Result<Self> {
         options.check()?;
         let engine = match spec {
-            BackendSpec::Cpu { threads } => Engine::batched(crate::backend::CpuBackend::new(key, *threads)?, 64),
+            BackendSpec::Cpu { threads } => Engine::batched(crate::backend::CpuBackend::new(key, *threads)?, 64)
+                .context("cannot start the CPU backend's thread")?,
             #[cfg(feature = "sim")]
             BackendSpec::Sim { config, build, progress } => {
                 let sim = crate::sim::SimBackend::new(key, config, build, *progress, false)?;
-                Engine::batched(sim, 4096)
+                Engine::batched(sim, 4096).context("cannot start the simulator's thread")?
             }
             BackendSpec::Xdma { device } => crate::xdma::open(device, key)?,
             BackendSpec::Service { socket } => return Decryptor::connect(socket, key.public(), options),
@@ -136,11 +138,12 @@ impl Decryptor {
         Decryptor::with_engine(engine, key.public().clone(), options)
     }
 
-    /// Connects to the service at `socket` and opens its key for `public` (found by its id).
-    /// The queue depth is capped at the service's credit for this client.
+    /// Connects to the service at `socket` and opens its key for `public` (found by its id),
+    /// waiting at most the timeout of `options` for each step. The queue depth is capped at the
+    /// service's credit for this client.
     pub fn connect(socket: &std::path::Path, public: &PublicKey, mut options: Options) -> anyhow::Result<Self> {
         options.check()?;
-        let (engine, credit) = crate::service::ServiceClient::connect(socket)?.open(public)?;
+        let (engine, credit) = crate::service::ServiceClient::connect_within(socket, options.timeout)?.open(public)?;
         options.queue_depth = options.queue_depth.min(credit.max(1) as usize);
         Decryptor::with_engine(engine, public.clone(), options)
     }

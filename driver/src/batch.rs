@@ -56,25 +56,25 @@ where
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, R)>> = Mutex::new(Vec::with_capacity(items.len()));
     let threads = threads.clamp(1, items.len().max(1));
+    let worker = || -> Result<(), E> {
+        let mut state = init()?;
+        loop {
+            let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+            if start >= items.len() {
+                return Ok(());
+            }
+            let end = (start + CHUNK).min(items.len());
+            let done: Vec<(usize, R)> = (start..end).map(|i| (i, work(&mut state, &items[i]))).collect();
+            results.lock().expect("no worker panics while holding the lock").extend(done);
+            bar.inc((end - start) as u64);
+        }
+    };
     let outcomes: Vec<Result<(), E>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut state = init()?;
-                    loop {
-                        let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-                        if start >= items.len() {
-                            return Ok(());
-                        }
-                        let end = (start + CHUNK).min(items.len());
-                        let done: Vec<(usize, R)> = (start..end).map(|i| (i, work(&mut state, &items[i]))).collect();
-                        results.lock().expect("no worker panics while holding the lock").extend(done);
-                        bar.inc((end - start) as u64);
-                    }
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().expect("worker thread panicked")).collect()
+        // As many threads as can be had: at the process's limit, fewer, or none and the caller's.
+        let workers: Vec<_> =
+            (0..threads).map_while(|_| std::thread::Builder::new().spawn_scoped(scope, &worker).ok()).collect();
+        let here = workers.is_empty().then(&worker);
+        workers.into_iter().map(|w| w.join().expect("worker thread panicked")).chain(here).collect()
     });
     outcomes.into_iter().collect::<Result<(), E>>()?;
     let mut results = results.into_inner().expect("workers finished");

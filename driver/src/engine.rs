@@ -173,11 +173,11 @@ impl Engine {
 
     /// A [`Backend`] on a worker thread that decrypts whatever has queued up, about `chunk`
     /// items per call.
-    pub fn batched<B: Backend + Send + 'static>(backend: B, chunk: usize) -> Self {
+    pub fn batched<B: Backend + Send + 'static>(backend: B, chunk: usize) -> std::io::Result<Self> {
         let (jobs, job_rx) = mpsc::channel::<Vec<Job>>();
         let (event_tx, events) = mpsc::channel();
         let name = backend.name();
-        let worker = std::thread::spawn(move || {
+        let worker = std::thread::Builder::new().name(format!("{name} backend")).spawn(move || {
             while let Ok(mut batch) = job_rx.recv() {
                 while batch.len() < chunk {
                     match job_rx.try_recv() {
@@ -200,8 +200,8 @@ impl Engine {
                     return;
                 }
             }
-        });
-        Engine::new(name, format!("{name} backend"), jobs, events, vec![worker], None)
+        })?;
+        Ok(Engine::new(name, format!("{name} backend"), jobs, events, vec![worker], None))
     }
 
     pub fn name(&self) -> &'static str {

@@ -10,7 +10,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(status) => status,
         Err(error) => {
-            eprintln!("ecrt: error: {error:#}");
+            eprintln!("ecrt: error: {}", cli::printable(&format!("{error:#}"), "\n"));
             ExitCode::from(cli::EXIT_FATAL)
         }
     }

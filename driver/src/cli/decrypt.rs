@@ -12,6 +12,7 @@ use ecrt_sim::BuildOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// Decrypt JSON lines of ciphertexts with a private key, or through a running `ecrt serve`
 /// that holds it (`--service SOCKET --public-key FILE`: no private key here).
@@ -95,12 +96,17 @@ impl DeviceArgs {
 
 /// The public key a service client decrypts under: from `--public-key`, from the service by
 /// `--key-id`, or the public half of `--key`.
-fn service_public_key(args: &Args, socket: &Path, key: Option<&PrivateKey>) -> anyhow::Result<PublicKey> {
+fn service_public_key(
+    args: &Args,
+    socket: &Path,
+    key: Option<&PrivateKey>,
+    timeout: Option<Duration>,
+) -> anyhow::Result<PublicKey> {
     if let Some(path) = &args.public_key {
         return read_public_key_file(path);
     }
     if let Some(id) = &args.key_id {
-        return Ok(ServiceClient::connect(socket)?.public_key(id)?);
+        return Ok(ServiceClient::connect_within(socket, timeout)?.public_key(id)?);
     }
     key.map(|k| k.public().clone()).context("give the key to decrypt under: --public-key FILE or --key-id ID")
 }
@@ -116,7 +122,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = open_output(args.out.as_deref(), args.input.as_deref())?;
     let (mut decryptor, public) = match (&args.service, &key) {
         (Some(socket), key) => {
-            let public = service_public_key(&args, socket, key.as_ref())?;
+            let public = service_public_key(&args, socket, key.as_ref(), options.timeout)?;
             (Decryptor::connect(socket, &public, options)?, public)
         }
         (None, Some(key)) => {

@@ -92,6 +92,14 @@ fn thread_count(requested: Option<usize>) -> usize {
     requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
 }
 
+/// `text` with its control characters escaped (but those in `kept`): text from a service or a
+/// device cannot move the cursor, recolour or clear the terminal it is printed on.
+pub fn printable(text: &str, kept: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() && !kept.contains(c) { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
+}
+
 /// The failed items of a batch, reported on stderr as they come; they pick the exit status.
 struct ItemErrors {
     what: &'static str,
@@ -105,7 +113,7 @@ impl ItemErrors {
 
     /// Item `index` (from 1) failed.
     fn report(&mut self, index: usize, error: impl std::fmt::Display) {
-        eprintln!("ecrt: {} {index}: {error}", self.what);
+        eprintln!("ecrt: {} {index}: {}", self.what, printable(&error.to_string(), ""));
         self.failed += 1;
     }
 

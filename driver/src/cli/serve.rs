@@ -7,7 +7,7 @@ use ecrt_driver::api::{timeout_from_seconds, BackendSpec, MAX_QUEUE_DEPTH};
 use ecrt_driver::key_file::read_private_key_file;
 use ecrt_driver::service::access::{check_key_file_private, group_id, Access};
 use ecrt_driver::service::device::{Device, DevicePacing};
-use ecrt_driver::service::{Service, ServiceConfig, ServiceKey};
+use ecrt_driver::service::{ClientLimits, MetricsEndpoint, Service, ServiceConfig, ServiceKey};
 use serde::Deserialize;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
@@ -66,6 +66,25 @@ pub struct Args {
     /// Most clients connected at once; one more is told so and closed [default: 256].
     #[arg(long)]
     max_clients: Option<usize>,
+    /// Most connections one UID may hold at once [default: 64].
+    #[arg(long, value_name = "N")]
+    max_clients_per_uid: Option<usize>,
+    /// Seconds a new connection has to say Hello [default: 5].
+    #[arg(long, value_name = "S")]
+    handshake_timeout: Option<f64>,
+    /// Seconds a connection with no key open may go without a request (0: no limit) [default: 60].
+    #[arg(long, value_name = "S")]
+    idle_timeout: Option<f64>,
+    /// Seconds a request frame may take from its first byte to its last [default: 10].
+    #[arg(long, value_name = "S")]
+    frame_timeout: Option<f64>,
+    /// Seconds a write to a client may block before the client is dropped [default: 60].
+    #[arg(long, value_name = "S")]
+    write_timeout: Option<f64>,
+    /// UIDs that may see the status and metrics without being on a key's allow-list
+    /// (repeatable; root and the service's own user always may).
+    #[arg(long = "status-allow-uid", value_name = "UID")]
+    status_allow_uids: Vec<u32>,
     /// Longest a key's work waits, in ms, while every device holds another key.
     #[arg(long, value_name = "MS")]
     key_switch_wait_ms: Option<u64>,
@@ -76,9 +95,10 @@ pub struct Args {
     /// Seconds a failed device rests before it is opened again.
     #[arg(long)]
     retry_after: Option<f64>,
-    /// Serve Prometheus metrics over HTTP at this loopback address, e.g. 127.0.0.1:9464.
-    #[arg(long, value_name = "ADDR")]
-    metrics: Option<std::net::SocketAddr>,
+    /// Serve Prometheus metrics over HTTP at HOST:PORT (anyone who reaches it reads them), or
+    /// at unix:PATH (a socket with the service socket's mode and group, for admitted users only).
+    #[arg(long, value_name = "ENDPOINT")]
+    metrics: Option<MetricsEndpoint>,
     /// The simulated accelerator (`--backend sim`).
     #[command(flatten)]
     top: TopArgs,
@@ -100,10 +120,17 @@ struct FileConfig {
     queue_depth: Option<usize>,
     client_queue: Option<usize>,
     max_clients: Option<usize>,
+    max_clients_per_uid: Option<usize>,
+    handshake_timeout: Option<f64>,
+    idle_timeout: Option<f64>,
+    frame_timeout: Option<f64>,
+    write_timeout: Option<f64>,
+    #[serde(default)]
+    status_allow_uids: Vec<u32>,
     key_switch_wait_ms: Option<u64>,
     timeout: Option<f64>,
     retry_after: Option<f64>,
-    metrics: Option<std::net::SocketAddr>,
+    metrics: Option<String>,
     #[serde(default, rename = "key")]
     keys: Vec<FileKey>,
 }
@@ -207,9 +234,45 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         timeout: seconds(args.timeout.or(file.timeout), 30.0, "--timeout")?,
         retry_after: seconds(args.retry_after.or(file.retry_after), 5.0, "--retry-after")?.unwrap_or(Duration::ZERO),
     };
-    let max_clients = args.max_clients.or(file.max_clients).unwrap_or(256);
-    ensure!(max_clients > 0, "--max-clients must be positive");
+    let defaults = ClientLimits::default();
+    let deadline = |value: Option<f64>, default: Duration, what: &str| -> anyhow::Result<Duration> {
+        seconds(value, default.as_secs_f64(), what)?.with_context(|| format!("{what} must be positive"))
+    };
+    let limits = ClientLimits {
+        max_clients: args.max_clients.or(file.max_clients).unwrap_or(defaults.max_clients),
+        max_clients_per_uid: args
+            .max_clients_per_uid
+            .or(file.max_clients_per_uid)
+            .unwrap_or(defaults.max_clients_per_uid),
+        handshake: deadline(
+            args.handshake_timeout.or(file.handshake_timeout),
+            defaults.handshake,
+            "--handshake-timeout",
+        )?,
+        idle: seconds(
+            args.idle_timeout.or(file.idle_timeout),
+            defaults.idle.map_or(0.0, |d| d.as_secs_f64()),
+            "--idle-timeout",
+        )?,
+        frame: deadline(args.frame_timeout.or(file.frame_timeout), defaults.frame, "--frame-timeout")?,
+        write: deadline(args.write_timeout.or(file.write_timeout), defaults.write, "--write-timeout")?,
+    };
+    if let Some(per_uid) = args.max_clients_per_uid.or(file.max_clients_per_uid) {
+        ensure!(
+            per_uid <= limits.max_clients,
+            "--max-clients-per-uid must be 1 to --max-clients ({}), not {per_uid}",
+            limits.max_clients
+        );
+    }
+    let metrics = match args.metrics.clone() {
+        Some(endpoint) => Some(endpoint),
+        None => {
+            file.metrics.as_deref().map(str::parse).transpose().map_err(|e: String| anyhow::anyhow!("metrics: {e}"))?
+        }
+    };
     let socket_group = args.socket_group.as_deref().or(file.socket_group.as_deref()).map(group_id).transpose()?;
+    let mut status_uids = file.status_allow_uids;
+    status_uids.extend(&args.status_allow_uids);
     let config = ServiceConfig {
         socket,
         socket_mode: parse_mode(args.socket_mode.as_deref().or(file.socket_mode.as_deref()).unwrap_or("0600"))?,
@@ -218,9 +281,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         devices,
         pacing,
         client_credit: args.client_queue.or(file.client_queue).unwrap_or(4096),
-        max_clients,
+        limits,
+        status_uids,
         key_switch_wait: Duration::from_millis(args.key_switch_wait_ms.or(file.key_switch_wait_ms).unwrap_or(20)),
-        metrics: args.metrics.or(file.metrics),
+        metrics,
     };
     let mut signals = Signals::new([SIGINT, SIGTERM]).context("cannot install the signal handlers")?;
     let service = Service::start(config)?;

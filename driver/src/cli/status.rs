@@ -1,6 +1,8 @@
 //! `ecrt status`: what a running service is doing.
 
+use crate::cli::printable;
 use anyhow::Context;
+use ecrt_driver::api::timeout_from_seconds;
 use ecrt_driver::service::ServiceClient;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,12 +19,16 @@ pub struct Args {
     /// Print the metrics in Prometheus's text format.
     #[arg(long)]
     prometheus: bool,
+    /// Seconds to wait for the service to accept and answer (0: as long as it takes).
+    #[arg(long, default_value_t = 10.0, value_name = "S")]
+    timeout: f64,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut client = ServiceClient::connect(&args.service)?;
+    let timeout = timeout_from_seconds(args.timeout).map_err(|e| anyhow::anyhow!("--timeout {}: {e}", args.timeout))?;
+    let mut client = ServiceClient::connect_within(&args.service, timeout)?;
     if args.prometheus {
-        print!("{}", client.metrics()?);
+        print!("{}", printable(&client.metrics()?, "\n"));
         return Ok(ExitCode::SUCCESS);
     }
     let status = client.status()?;
@@ -36,9 +42,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn print_table(s: &serde_json::Value) -> Option<()> {
     let text = |v: &serde_json::Value| match v {
-        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::String(s) => printable(s, ""),
         serde_json::Value::Null => "-".into(),
-        other => other.to_string(),
+        other => printable(&other.to_string(), ""),
     };
     println!(
         "{} at {}: up {:.0} s{}, protocol {}",
@@ -79,7 +85,7 @@ fn print_table(s: &serde_json::Value) -> Option<()> {
             text(&d["key_switches"])
         );
         if let Some(error) = d["error"].as_str() {
-            println!("    last error: {error}");
+            println!("    last error: {}", printable(error, ""));
         }
     }
     let clients = s["clients"].as_array()?;
@@ -99,16 +105,31 @@ fn print_table(s: &serde_json::Value) -> Option<()> {
     let counters = &s["counters"];
     let by_kind = counters["errors"].as_object()?;
     let total: u64 = by_kind.values().filter_map(|n| n.as_u64()).sum();
-    let errors: Vec<String> = by_kind.iter().map(|(kind, n)| format!("{n} {kind}")).collect();
+    let errors: Vec<String> = by_kind.iter().map(|(kind, n)| format!("{} {}", text(n), printable(kind, ""))).collect();
     println!(
-        "\ncounters: {} decryptions, {} item errors{}, {} connections ({} turned away), {} refusals, {} retries",
+        "\ncounters: {} decryptions, {} item errors{}, {} connections ({} turned away, {} refused, {} timed out), \
+         {} refusals, {} retries",
         text(&counters["decryptions"]),
         total,
         if errors.is_empty() { String::new() } else { format!(" ({})", errors.join(", ")) },
         text(&counters["connections"]),
         text(&counters["turned_away"]),
+        text(&counters["refused_connections"]),
+        text(&counters["timed_out"]),
         text(&counters["refusals"]),
         text(&counters["retries"])
     );
     Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("a\u{1b}[2Jb\r\n", ""), "a\\u{1b}[2Jb\\r\\n");
+        assert_eq!(printable("# HELP x\nx 1\n", "\n"), "# HELP x\nx 1\n");
+        assert_eq!(printable("ключ", ""), "ключ");
+    }
 }

@@ -94,16 +94,6 @@ pub fn check_key_file_private(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Gives the socket file its mode and, optionally, its group.
-pub fn set_socket_access(path: &Path, mode: u32, group: Option<u32>) -> anyhow::Result<()> {
-    if let Some(gid) = group {
-        std::os::unix::fs::chown(path, None, Some(gid))
-            .with_context(|| format!("cannot give {} to group {gid}", path.display()))?;
-    }
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-        .with_context(|| format!("cannot set the mode of {} to {mode:04o}", path.display()))
-}
-
 /// A group by name or number.
 pub fn group_id(group: &str) -> anyhow::Result<u32> {
     if let Ok(gid) = group.parse() {

@@ -142,21 +142,18 @@ pub fn run(shared: Arc<Shared>, index: usize, device: Device, pacing: DevicePaci
     state.scheduler.set_device_key(index, None, Instant::now());
 }
 
-/// The scheduler's next work for the device; waits (briefly, so that a stop is noticed) while
-/// the device is idle and nothing is queued.
+/// The scheduler's next work for the device. While the device is idle and nothing is queued, it
+/// waits (briefly, so that a stop is noticed) for work and returns `None`: the caller then sizes
+/// its share again for the work that came (sized while nothing was queued, the share was none).
 fn next_work(shared: &Shared, index: usize, room: usize, idle: bool) -> Option<Take> {
     let mut state = shared.lock();
-    loop {
-        match state.scheduler.take(index, room, Instant::now()) {
-            Take::Idle if idle && !shared.stopping() => {
-                state = shared.wait(&shared.work, state);
-                if shared.stopping() {
-                    return None;
-                }
-            }
-            Take::Idle if shared.stopping() => return None,
-            take => return Some(take),
+    match state.scheduler.take(index, room, Instant::now()) {
+        Take::Idle if idle && !shared.stopping() => {
+            drop(shared.wait(&shared.work, state));
+            None
         }
+        Take::Idle if shared.stopping() => None,
+        take => Some(take),
     }
 }
 

@@ -246,10 +246,16 @@ fn read_frame(r: &mut impl Read) -> io::Result<Option<(u8, Vec<u8>)>> {
     if len == 0 || len > MAX_FRAME_BYTES {
         return Err(malformed(&format!("a frame of {len} bytes (the limit is {MAX_FRAME_BYTES})")));
     }
-    let mut body = vec![0u8; len];
-    r.read_exact(&mut body)?;
-    let kind = body.remove(0);
-    Ok(Some((kind, body)))
+    let mut kind = [0u8];
+    r.read_exact(&mut kind)?;
+    // Grown as the bytes come, not allocated from the length: a frame that never arrives costs
+    // only what it sent.
+    let mut body = Vec::with_capacity((len - 1).min(64 << 10));
+    r.take(len as u64 - 1).read_to_end(&mut body)?;
+    if body.len() != len - 1 {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(Some((kind[0], body)))
 }
 
 impl Request {

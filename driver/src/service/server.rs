@@ -1,18 +1,24 @@
 //! The service: a Unix socket, a thread per connection (and one writing its results), a thread
 //! per device. [`Service::start`] returns once the socket listens; [`Service::stop`] drains the
 //! work accepted so far, answers it, and closes.
+//!
+//! A connection is admitted or refused by the acceptor itself, from the peer's credentials,
+//! before it costs a thread or a buffer: a peer no allow-list admits, one connection beyond
+//! `max_clients`, or beyond its UID's share, is answered with an error and closed at once.
 
-use super::access::{self, Access, Peer};
+use super::access::{Access, Peer};
 use super::device::{self, Device, DevicePacing};
+use super::limits::{check_credit, ClientLimits, DeadlineStream};
+use super::metrics_http::{MetricsEndpoint, MetricsServer};
 use super::protocol::{encode_results, KeyInfo, Request, RequestError, Response, MAX_BATCH, VERSION};
 use super::scheduler::{ClientId, Scheduler, WorkItem};
+use super::socket::{SocketAccess, SocketFile};
 use super::state::{ClientSlot, DeviceState, LoadedKey, Outcome, Shared, State};
 use crate::item::ItemError;
-use anyhow::{bail, ensure, Context};
+use anyhow::{ensure, Context};
 use ecrt_golden::PrivateKey;
 use std::collections::{HashMap, VecDeque};
-use std::io::{BufReader, Write};
-use std::os::unix::fs::FileTypeExt;
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,25 +45,35 @@ pub struct ServiceConfig {
     pub pacing: DevicePacing,
     /// Items the service holds per client (accepted, not yet answered); beyond it, it stops reading.
     pub client_credit: usize,
-    /// Connections served at once; one more is answered with an error and closed.
-    pub max_clients: usize,
+    /// Connections, per UID and in all, and the deadlines a client must meet.
+    pub limits: ClientLimits,
+    /// UIDs that may see the status and metrics without being on a key's allow-list (root and
+    /// the service's own user always may).
+    pub status_uids: Vec<u32>,
     /// Longest a key's work waits while every device holds another key.
     pub key_switch_wait: Duration,
-    /// Where to serve the metrics over HTTP (loopback only).
-    pub metrics: Option<std::net::SocketAddr>,
+    /// Where to serve the metrics over HTTP, if anywhere.
+    pub metrics: Option<MetricsEndpoint>,
 }
 
-/// The open connections: a handle on each socket (to close it on stop) and its thread.
-type Connections = Arc<Mutex<HashMap<ClientId, (UnixStream, JoinHandle<()>)>>>;
+/// An open connection: a handle on its socket (to close it on stop), its thread and its user.
+struct Open {
+    stream: UnixStream,
+    thread: JoinHandle<()>,
+    uid: u32,
+}
+
+type Connections = Arc<Mutex<HashMap<ClientId, Open>>>;
 
 /// A running service.
 pub struct Service {
     shared: Arc<Shared>,
     socket: PathBuf,
+    socket_file: SocketFile,
     acceptor: Option<JoinHandle<()>>,
     devices: Vec<JoinHandle<()>>,
     connections: Connections,
-    metrics: Option<std::net::SocketAddr>,
+    metrics: Option<MetricsServer>,
 }
 
 /// The key id clients ask for: the first 8 bytes of SHA-256 over n's big-endian bytes, in hex.
@@ -72,7 +88,8 @@ impl Service {
     pub fn start(config: ServiceConfig) -> anyhow::Result<Service> {
         ensure!(!config.keys.is_empty(), "the service needs at least one key (--key)");
         ensure!(!config.devices.is_empty(), "the service needs at least one device");
-        ensure!(config.client_credit >= 1, "the client queue must hold at least one item");
+        check_credit(config.client_credit)?;
+        config.limits.check()?;
         let keys: Vec<LoadedKey> = config
             .keys
             .into_iter()
@@ -81,64 +98,62 @@ impl Service {
         for (i, key) in keys.iter().enumerate() {
             ensure!(!keys[..i].iter().any(|k| k.id == key.id), "the key {} is given twice", key.id);
         }
-        let listener = bind(&config.socket)?;
-        access::set_socket_access(&config.socket, config.socket_mode, config.socket_group)?;
+        let socket_access = SocketAccess { mode: config.socket_mode, group: config.socket_group };
+        let (listener, socket_file) = SocketFile::bind(&config.socket, socket_access)?;
         let devices = config.devices.iter().map(|d| DeviceState::new(d.name.clone())).collect();
         let scheduler = Scheduler::new(keys.len(), config.devices.len(), config.key_switch_wait);
         let state = State::new(scheduler, devices, keys.len());
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(Shared::new(
             keys,
-            state: Mutex::new(state),
-            work: Default::default(),
-            space: Default::default(),
-            stopping: Default::default(),
-            started: Instant::now(),
-            socket: config.socket.display().to_string(),
-            credit: config.client_credit,
-        });
-        let metrics =
-            match config.metrics.map(|address| super::metrics_http::start(address, shared.clone())).transpose() {
-                Ok(metrics) => metrics,
-                Err(e) => {
-                    let _ = std::fs::remove_file(&config.socket);
-                    return Err(e);
-                }
-            };
+            state,
+            config.socket.display().to_string(),
+            config.client_credit,
+            config.limits,
+            config.status_uids,
+        ));
+        let mut service = Service {
+            shared: shared.clone(),
+            socket: config.socket,
+            socket_file,
+            acceptor: None,
+            devices: Vec::new(),
+            connections: Default::default(),
+            metrics: None,
+        };
+        // On an error from here on, dropping `service` stops what started and removes the socket.
+        if let Some(endpoint) = config.metrics {
+            service.metrics = Some(MetricsServer::start(endpoint, shared.clone(), socket_access)?);
+        }
         for key in &shared.keys {
             tracing::info!(key = %key.id, bits = key.public().bits(), restricted = !key.access.is_open(), "key loaded");
         }
-        let devices = config
-            .devices
-            .into_iter()
-            .enumerate()
-            .map(|(index, device)| {
-                let shared = shared.clone();
-                let pacing = config.pacing;
-                std::thread::Builder::new()
-                    .name(format!("device {index}"))
-                    .spawn(move || device::run(shared, index, device, pacing))
-                    .expect("spawn a device thread")
-            })
-            .collect();
-        let connections: Connections = Default::default();
+        for (index, device) in config.devices.into_iter().enumerate() {
+            let (shared, pacing) = (shared.clone(), config.pacing);
+            let thread = std::thread::Builder::new()
+                .name(format!("device {index}"))
+                .spawn(move || device::run(shared, index, device, pacing))
+                .context("cannot start a device thread")?;
+            service.devices.push(thread);
+        }
         let acceptor = {
-            let (shared, connections, max_clients) = (shared.clone(), connections.clone(), config.max_clients);
+            let (shared, connections) = (shared.clone(), service.connections.clone());
             std::thread::Builder::new()
                 .name("accept".into())
-                .spawn(move || accept(listener, shared, connections, max_clients))
-                .expect("spawn the acceptor")
+                .spawn(move || accept(listener, shared, connections))
+                .context("cannot start the thread that accepts connections")?
         };
-        tracing::info!(socket = %config.socket.display(), "listening");
-        Ok(Service { shared, socket: config.socket, acceptor: Some(acceptor), devices, connections, metrics })
+        service.acceptor = Some(acceptor);
+        tracing::info!(socket = %service.socket.display(), "listening");
+        Ok(service)
     }
 
     pub fn socket(&self) -> &Path {
         &self.socket
     }
 
-    /// Where the metrics are served over HTTP, if they are.
+    /// Where the metrics are served over TCP, if they are.
     pub fn metrics_address(&self) -> Option<std::net::SocketAddr> {
-        self.metrics
+        self.metrics.as_ref().and_then(MetricsServer::tcp_address)
     }
 
     /// The status `ecrt status` shows.
@@ -146,19 +161,28 @@ impl Service {
         self.shared.status()
     }
 
-    /// Stops accepting connections and work, finishes and answers the work accepted so far,
-    /// closes every connection and removes the socket file.
+    /// Stops accepting connections and work (the socket file goes at once), finishes and
+    /// answers the work accepted so far, and closes every connection.
     pub fn stop(mut self) {
         self.shutdown();
     }
 
     fn shutdown(&mut self) {
-        let Some(acceptor) = self.acceptor.take() else { return };
+        if self.shared.stopping() {
+            return;
+        }
         tracing::info!("stopping: draining the work in flight");
-        self.shared.stopping.store(true, Ordering::SeqCst);
+        {
+            // Under the lock: a thread that checked `stopping` is already waiting, and is woken.
+            let _state = self.shared.lock();
+            self.shared.stopping.store(true, Ordering::SeqCst);
+        }
         self.shared.work.notify_all();
         self.shared.space.notify_all();
-        let _ = acceptor.join();
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+        self.socket_file.remove();
         for device in self.devices.drain(..) {
             let _ = device.join();
         }
@@ -168,14 +192,13 @@ impl Service {
             std::thread::sleep(Duration::from_millis(10));
         }
         let connections: Vec<_> = self.connections.lock().expect("connections").drain().collect();
-        for (_, (stream, thread)) in connections {
-            let _ = stream.shutdown(std::net::Shutdown::Both);
-            let _ = thread.join();
+        for (_, open) in connections {
+            let _ = open.stream.shutdown(std::net::Shutdown::Both);
+            let _ = open.thread.join();
         }
-        if let Some(address) = self.metrics {
-            let _ = std::net::TcpStream::connect(address); // wakes the metrics thread, which sees the stop
+        if let Some(metrics) = self.metrics.take() {
+            metrics.stop();
         }
-        let _ = std::fs::remove_file(&self.socket);
         tracing::info!("stopped");
     }
 }
@@ -186,19 +209,7 @@ impl Drop for Service {
     }
 }
 
-/// Listens at `path`, replacing a stale socket file and refusing a live one or another file.
-fn bind(path: &Path) -> anyhow::Result<UnixListener> {
-    if let Ok(metadata) = std::fs::symlink_metadata(path) {
-        ensure!(metadata.file_type().is_socket(), "{} exists and is not a socket", path.display());
-        if UnixStream::connect(path).is_ok() {
-            bail!("another service is listening at {}", path.display());
-        }
-        std::fs::remove_file(path).with_context(|| format!("cannot replace the stale socket {}", path.display()))?;
-    }
-    UnixListener::bind(path).with_context(|| format!("cannot listen at {}", path.display()))
-}
-
-fn accept(listener: UnixListener, shared: Arc<Shared>, connections: Connections, max_clients: usize) {
+fn accept(listener: UnixListener, shared: Arc<Shared>, connections: Connections) {
     static NEXT_CLIENT: AtomicU64 = AtomicU64::new(1);
     listener.set_nonblocking(true).expect("a nonblocking listener");
     while !shared.stopping() {
@@ -214,49 +225,84 @@ fn accept(listener: UnixListener, shared: Arc<Shared>, connections: Connections,
                 continue;
             }
         };
-        let _ = stream.set_nonblocking(false);
-        // A thread that ended before its entry went in left the entry behind: drop those first.
-        let serving = {
-            let mut connections = connections.lock().expect("connections");
-            connections.retain(|_, (_, t)| !t.is_finished());
-            connections.len()
-        };
-        if serving >= max_clients {
-            shared.lock().counters.turned_away += 1;
-            // On a thread of its own, bounded by its read timeout: a client that never says
-            // Hello cannot hold up the acceptor.
-            let _ = std::thread::Builder::new().name("turn away".into()).spawn(move || turn_away(stream, max_clients));
+        let accepted = Instant::now();
+        let Ok(peer) = Peer::of(&stream) else { continue };
+        if let Some(refusal) = admission(&shared, &connections, &peer) {
+            answer_and_close(stream, refusal);
             continue;
         }
+        let _ = stream.set_nonblocking(false);
         let id = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
         shared.lock().counters.connections += 1;
         let Ok(handle) = stream.try_clone() else { continue };
+        let uid = peer.uid;
         let thread = {
-            let (shared, connections) = (shared.clone(), connections.clone());
+            let (shared, connections, stream) = (shared.clone(), connections.clone(), handle);
             std::thread::Builder::new().name(format!("client {id}")).spawn(move || {
-                Connection::serve(shared, stream, id);
+                Connection::serve(shared, stream, id, peer, accepted);
                 connections.lock().expect("connections").remove(&id);
             })
         };
-        if let Ok(thread) = thread {
-            connections.lock().expect("connections").insert(id, (handle, thread));
+        match thread {
+            Ok(thread) => {
+                connections.lock().expect("connections").insert(id, Open { stream, thread, uid });
+            }
+            Err(e) => {
+                tracing::error!(uid, "cannot start a thread for a connection: {e}");
+                shared.lock().counters.turned_away += 1;
+                answer_and_close(
+                    stream,
+                    RequestError::Unavailable(format!(
+                        "the service cannot start a thread for this connection ({e}): try again later"
+                    )),
+                );
+            }
         }
     }
 }
 
-/// Answers a connection beyond `max_clients` with an error (after its Hello, so that the client
-/// reads it rather than a reset) and closes it.
-fn turn_away(stream: UnixStream, max_clients: usize) {
-    let uid = Peer::of(&stream).map(|peer| peer.uid).ok();
-    tracing::warn!(uid, "turned a connection away: {max_clients} clients are connected already");
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-    let Ok(read_half) = stream.try_clone() else { return };
-    if let Ok(Some(Request::Hello { .. })) = Request::read(&mut BufReader::new(read_half)) {
-        let error = RequestError::Unavailable(format!(
-            "the service serves {max_clients} clients at once and all are connected: try again when one has finished"
-        ));
-        let _ = (&stream).write_all(&Response::Error(error).encode());
+/// Why `peer` is not served now, if it is not: no allow-list admits it, or the service or the
+/// peer's UID has all the connections it may have. Counted and logged (at most a line a second).
+fn admission(shared: &Shared, connections: &Connections, peer: &Peer) -> Option<RequestError> {
+    let limits = &shared.limits;
+    let refusal = if !shared.admits(peer) {
+        shared.lock().counters.refused_connections += 1;
+        RequestError::Denied(format!("UID {} (GID {}) may not use this ecrt service", peer.uid, peer.gid))
+    } else {
+        let (serving, of_uid) = {
+            let mut connections = connections.lock().expect("connections");
+            // A thread that ended before its entry went in left the entry behind: drop those first.
+            connections.retain(|_, open| !open.thread.is_finished());
+            (connections.len(), connections.values().filter(|open| open.uid == peer.uid).count())
+        };
+        let why = if serving >= limits.max_clients {
+            format!(
+                "the service serves {} clients at once and all are connected: try again when one has finished",
+                limits.max_clients
+            )
+        } else if of_uid >= limits.max_clients_per_uid.min(limits.max_clients) {
+            format!(
+                "UID {} has {} connections open, the most one user may have: try again when one has finished",
+                peer.uid, limits.max_clients_per_uid
+            )
+        } else {
+            return None;
+        };
+        shared.lock().counters.turned_away += 1;
+        RequestError::Unavailable(why)
+    };
+    if let Some(left_out) = shared.log_limiter().allow(Instant::now()) {
+        tracing::warn!(uid = peer.uid, gid = peer.gid, pid = peer.pid, left_out, "connection refused: {refusal}");
     }
+    Some(refusal)
+}
+
+/// Answers a connection it will not serve with `error` and closes it, without a thread or a
+/// buffer: the frame is small enough for the socket's own buffer, and a client reads it whether
+/// or not its Hello was read.
+fn answer_and_close(stream: UnixStream, error: RequestError) {
+    let _ = stream.set_nonblocking(true);
+    let _ = (&stream).write_all(&Response::Error(error).encode());
 }
 
 /// One client's connection.
@@ -271,24 +317,34 @@ struct Connection {
     next_seq: u64,
 }
 
+/// Why no request came.
+enum ReadFailure {
+    /// The deadline for the request's first byte passed (Hello's, or an idle connection's).
+    Waited(Duration),
+    /// A frame began but did not end within the frame deadline.
+    Trickled,
+    Malformed(String),
+    /// The connection failed or was shut down.
+    Gone,
+}
+
 impl Connection {
-    fn serve(shared: Arc<Shared>, stream: UnixStream, id: ClientId) {
-        let peer = match Peer::of(&stream) {
-            Ok(peer) => peer,
-            Err(e) => {
-                tracing::warn!(client = id, "cannot read the peer's credentials: {e}");
-                return;
-            }
-        };
+    fn serve(shared: Arc<Shared>, stream: UnixStream, id: ClientId, peer: Peer, accepted: Instant) {
         tracing::debug!(client = id, uid = peer.uid, pid = peer.pid, "connected");
+        // A client that reads nothing for this long is dropped rather than waited on.
+        let _ = stream.set_write_timeout(Some(shared.limits.write));
         let Ok(read_half) = stream.try_clone() else { return };
-        let mut reader = BufReader::with_capacity(64 << 10, read_half);
+        let mut reader = BufReader::with_capacity(64 << 10, DeadlineStream::new(read_half));
         let mut connection =
             Connection { shared, id, peer, out: Arc::new(Mutex::new(stream)), opened: None, next_seq: 0 };
-        let clean_end = connection.converse(&mut reader);
+        let clean_end = connection.converse(&mut reader, accepted);
         // An end of stream is a client done submitting (it may still read) or one that closed or died.
-        let hung_up = peer_hung_up(reader.get_ref());
+        let hung_up = peer_hung_up(reader.get_ref().get_ref());
+        let out = connection.out.clone();
         connection.finish(clean_end && !hung_up);
+        // Closed now, whoever else holds a descriptor of it (the acceptor's handle, until it
+        // sees this thread has ended).
+        let _ = out.lock().expect("the connection's writer").shutdown(std::net::Shutdown::Both);
     }
 
     fn reply(&self, response: Response) -> bool {
@@ -296,9 +352,62 @@ impl Connection {
         out.write_all(&response.encode()).is_ok()
     }
 
-    /// Answers requests until the client closes the connection (true) or it fails (false).
-    fn converse(&mut self, reader: &mut BufReader<UnixStream>) -> bool {
+    /// The next request: its first byte by `first_byte` (`None`: no limit), and the whole frame
+    /// within the frame deadline from there, and by `last_byte`.
+    fn next_request(
+        &self,
+        reader: &mut BufReader<DeadlineStream>,
+        first_byte: Option<Instant>,
+        last_byte: Option<Instant>,
+    ) -> Result<Option<Request>, ReadFailure> {
+        let timed_out = |e: &std::io::Error| e.kind() == std::io::ErrorKind::TimedOut;
+        if reader.buffer().is_empty() {
+            let waited = Instant::now();
+            reader.get_mut().deadline = first_byte;
+            match reader.fill_buf() {
+                Ok([]) => return Ok(None),
+                Ok(_) => {}
+                Err(e) if timed_out(&e) => return Err(ReadFailure::Waited(waited.elapsed())),
+                Err(_) => return Err(ReadFailure::Gone),
+            }
+        }
+        let frame_end = Instant::now() + self.shared.limits.frame;
+        reader.get_mut().deadline = Some(last_byte.map_or(frame_end, |last| last.min(frame_end)));
         match Request::read(reader) {
+            Ok(request) => Ok(request),
+            Err(e) if timed_out(&e) => Err(ReadFailure::Trickled),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(ReadFailure::Malformed(e.to_string())),
+            Err(_) => Err(ReadFailure::Gone),
+        }
+    }
+
+    /// Answers why the connection is closed, counts it and logs it (at most a line a second).
+    fn close_with(&self, failure: ReadFailure) {
+        let error = match failure {
+            ReadFailure::Gone => return,
+            ReadFailure::Waited(waited) => RequestError::Unavailable(format!(
+                "no request came for {:.0} s: the service closed the connection",
+                waited.as_secs_f64()
+            )),
+            ReadFailure::Trickled => RequestError::Unavailable(format!(
+                "a request took longer than {:.0} s to arrive: the service closed the connection",
+                self.shared.limits.frame.as_secs_f64()
+            )),
+            ReadFailure::Malformed(why) => RequestError::Malformed(why),
+        };
+        if matches!(error, RequestError::Unavailable(_)) {
+            self.shared.lock().counters.timed_out += 1;
+            tracing::debug!(client = self.id, uid = self.peer.uid, "{error}");
+        } else if let Some(left_out) = self.shared.log_limiter().allow(Instant::now()) {
+            tracing::warn!(client = self.id, uid = self.peer.uid, left_out, "closed: {error}");
+        }
+        self.reply(Response::Error(error));
+    }
+
+    /// Answers requests until the client closes the connection (true) or it fails (false).
+    fn converse(&mut self, reader: &mut BufReader<DeadlineStream>, accepted: Instant) -> bool {
+        let hello_by = accepted + self.shared.limits.handshake;
+        match self.next_request(reader, Some(hello_by), Some(hello_by)) {
             Ok(Some(Request::Hello { version })) if version == VERSION => {
                 let service = format!("ecrt {} ({} keys)", env!("CARGO_PKG_VERSION"), self.shared.keys.len());
                 if !self.reply(Response::Welcome { version: VERSION, service }) {
@@ -310,20 +419,26 @@ impl Connection {
                 return true;
             }
             Ok(None) => return true,
-            _ => {
-                self.reply(Response::Error(RequestError::Malformed("the first request must be Hello".into())));
+            Ok(Some(_)) => {
+                self.close_with(ReadFailure::Malformed("the first request must be Hello".into()));
+                return false;
+            }
+            Err(failure) => {
+                self.close_with(failure);
                 return false;
             }
         }
         loop {
-            let request = match Request::read(reader) {
+            // An application with a key open may idle between batches; a connection without one may not.
+            let idle_until = match (&self.opened, self.shared.limits.idle) {
+                (None, Some(idle)) => Some(Instant::now() + idle),
+                _ => None,
+            };
+            let request = match self.next_request(reader, idle_until, None) {
                 Ok(Some(request)) => request,
                 Ok(None) => return true,
-                Err(e) => {
-                    if e.kind() == std::io::ErrorKind::InvalidData {
-                        tracing::warn!(client = self.id, uid = self.peer.uid, "malformed request: {e}");
-                        self.reply(Response::Error(RequestError::Malformed(e.to_string())));
-                    }
+                Err(failure) => {
+                    self.close_with(failure);
                     return false;
                 }
             };
@@ -353,6 +468,8 @@ impl Connection {
         }
     }
 
+    /// Opens a key for this connection. A refusal closes the connection: a client refused once
+    /// is refused again, and each attempt would cost a log line.
     fn open(&mut self, key_id: &str) -> bool {
         if self.opened.is_some() {
             return self.reply(Response::Error(RequestError::Malformed("a connection opens one key".into())));
@@ -362,18 +479,22 @@ impl Connection {
         };
         if !self.shared.keys[key].access.allows(&self.peer) {
             self.shared.lock().counters.refusals += 1;
-            tracing::warn!(
-                client = self.id,
-                uid = self.peer.uid,
-                gid = self.peer.gid,
-                pid = self.peer.pid,
-                key = key_id,
-                "refused: not on the key's allow-list"
-            );
-            return self.reply(Response::Error(RequestError::Denied(format!(
+            if let Some(left_out) = self.shared.log_limiter().allow(Instant::now()) {
+                tracing::warn!(
+                    client = self.id,
+                    uid = self.peer.uid,
+                    gid = self.peer.gid,
+                    pid = self.peer.pid,
+                    key = key_id,
+                    left_out,
+                    "refused: not on the key's allow-list"
+                );
+            }
+            self.reply(Response::Error(RequestError::Denied(format!(
                 "UID {} (GID {}) may not decrypt under key {key_id}",
                 self.peer.uid, self.peer.gid
             ))));
+            return false;
         }
         let (results, outcomes) = mpsc::channel();
         self.shared.lock().clients.insert(self.id, ClientSlot::new(key, self.peer.clone(), results));
@@ -382,7 +503,17 @@ impl Connection {
             std::thread::Builder::new()
                 .name(format!("client {id} results"))
                 .spawn(move || write_results(shared, id, out, outcomes))
-                .expect("spawn a result writer")
+        };
+        let writer = match writer {
+            Ok(writer) => writer,
+            Err(e) => {
+                self.shared.lock().clients.remove(&self.id);
+                tracing::error!(client = self.id, uid = self.peer.uid, "cannot start a result writer: {e}");
+                self.reply(Response::Error(RequestError::Unavailable(format!(
+                    "the service cannot start a thread for this client ({e}): try again later"
+                ))));
+                return false;
+            }
         };
         self.opened = Some((key, writer));
         tracing::info!(client = self.id, uid = self.peer.uid, pid = self.peer.pid, key = key_id, "key opened");

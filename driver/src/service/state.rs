@@ -2,6 +2,7 @@
 //! devices' states and the counters, behind one lock; and the status and metrics made from them.
 
 use super::access::{Access, Peer};
+use super::limits::{ClientLimits, LogLimiter};
 use super::scheduler::{ClientId, Scheduler};
 use crate::item::ItemError;
 use ecrt_golden::{PrivateKey, PublicKey};
@@ -109,8 +110,14 @@ pub struct Counters {
     /// Item errors delivered, by kind.
     pub errors: BTreeMap<&'static str, u64>,
     pub connections: u64,
-    /// Connections answered with an error because `max_clients` were connected.
+    /// Connections answered with an error because `max_clients` were connected, or as many
+    /// as the peer's UID may have, or no thread could be started for them.
     pub turned_away: u64,
+    /// Connections from peers that no allow-list admits.
+    pub refused_connections: u64,
+    /// Connections closed for missing a deadline (Hello, idle, a frame).
+    pub timed_out: u64,
+    /// `Open`s refused by a key's allow-list.
     pub refusals: u64,
     pub retries: u64,
 }
@@ -194,9 +201,56 @@ pub struct Shared {
     pub started: Instant,
     pub socket: String,
     pub credit: usize,
+    pub limits: ClientLimits,
+    /// UIDs admitted for the status and metrics alone.
+    status_uids: Vec<u32>,
+    /// The service's own user, which, like root, is always admitted.
+    own_uid: u32,
+    /// Log lines a client can cause, at most one a second.
+    log_limiter: Mutex<LogLimiter>,
 }
 
 impl Shared {
+    pub fn new(
+        keys: Vec<LoadedKey>,
+        state: State,
+        socket: String,
+        credit: usize,
+        limits: ClientLimits,
+        status_uids: Vec<u32>,
+    ) -> Self {
+        Shared {
+            keys,
+            state: Mutex::new(state),
+            work: Condvar::new(),
+            space: Condvar::new(),
+            stopping: AtomicBool::new(false),
+            started: Instant::now(),
+            socket,
+            credit,
+            limits,
+            status_uids,
+            // SAFETY: geteuid cannot fail.
+            own_uid: unsafe { libc::geteuid() },
+            log_limiter: Mutex::new(LogLimiter::new()),
+        }
+    }
+
+    /// Whether `peer` may use the service at all: a key's allow-list admits it (an open key
+    /// admits everyone who can connect), or the status allow-list does, or it is root or the
+    /// service's own user. Peers it does not admit are answered and closed at once, so they
+    /// never see the status or hold a connection.
+    pub fn admits(&self, peer: &Peer) -> bool {
+        peer.uid == 0
+            || peer.uid == self.own_uid
+            || self.status_uids.contains(&peer.uid)
+            || self.keys.iter().any(|key| key.access.allows(peer))
+    }
+
+    pub fn log_limiter(&self) -> MutexGuard<'_, LogLimiter> {
+        self.log_limiter.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     pub fn lock(&self) -> MutexGuard<'_, State> {
         // A panicking thread must not take the service down with it: its state stays usable.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -279,6 +333,14 @@ impl Shared {
             "uptime_seconds": self.started.elapsed().as_secs_f64(),
             "stopping": self.stopping(),
             "credit": self.credit,
+            "limits": {
+                "max_clients": self.limits.max_clients,
+                "max_clients_per_uid": self.limits.max_clients_per_uid,
+                "handshake_seconds": self.limits.handshake.as_secs_f64(),
+                "idle_seconds": self.limits.idle.map(|d| d.as_secs_f64()),
+                "frame_seconds": self.limits.frame.as_secs_f64(),
+                "write_seconds": self.limits.write.as_secs_f64(),
+            },
             "keys": keys,
             "devices": devices,
             "clients": clients,
@@ -287,6 +349,8 @@ impl Shared {
                 "errors": state.counters.errors,
                 "connections": state.counters.connections,
                 "turned_away": state.counters.turned_away,
+                "refused_connections": state.counters.refused_connections,
+                "timed_out": state.counters.timed_out,
                 "refusals": state.counters.refusals,
                 "retries": state.counters.retries,
             },
@@ -356,13 +420,25 @@ impl Shared {
         family(
             "connections_turned_away_total",
             "counter",
-            "Connections answered with an error because the most clients were connected.",
+            "Connections answered with an error because the most clients (in all, or of the UID) were connected.",
             one(state.counters.turned_away.to_string()),
+        );
+        family(
+            "connections_refused_total",
+            "counter",
+            "Connections from peers that no allow-list admits.",
+            one(state.counters.refused_connections.to_string()),
+        );
+        family(
+            "connections_timed_out_total",
+            "counter",
+            "Connections closed for missing a deadline (Hello, idle, a frame).",
+            one(state.counters.timed_out.to_string()),
         );
         family(
             "refusals_total",
             "counter",
-            "Requests refused by a key's allow-list.",
+            "Opens refused by a key's allow-list.",
             one(state.counters.refusals.to_string()),
         );
         family(

@@ -47,7 +47,8 @@ pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
         c2h_name: nodes.c2h.display().to_string(),
     };
     let (event_tx, events) = mpsc::channel();
-    let (threads, stop, held, jobs) = stream::start(h2c, c2h, setup, event_tx);
+    let (threads, stop, held, jobs) = stream::start(h2c, c2h, setup, event_tx)
+        .with_context(|| format!("cannot start the threads that drive {}", device.display()))?;
     let mut description = format!("{} ({info})", device.display());
     if takeover.dropped_results > 0 {
         description += &format!("; took over: {takeover}");

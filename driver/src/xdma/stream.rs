@@ -194,13 +194,14 @@ impl<W: Write> Drop for JobQueue<W> {
 }
 
 /// Starts the reader, then the writer. Returns the threads, the hook that stops them, the
-/// results the reader holds before it hands them over, and where the caller's jobs go.
+/// results the reader holds before it hands them over, and where the caller's jobs go; or why a
+/// thread could not be started (the reader, if it started, is stopped).
 pub fn start<W: Write + Send + 'static>(
     h2c: W,
     mut c2h: impl Read + Send + 'static,
     setup: StreamSetup,
     events: Sender<Vec<Event>>,
-) -> (Vec<JoinHandle<()>>, StopHook, HeldResults, JobQueue<W>) {
+) -> std::io::Result<(Vec<JoinHandle<()>>, StopHook, HeldResults, JobQueue<W>)> {
     let stream = Arc::new(Stream {
         table: Mutex::default(),
         reader_wake: Condvar::new(),
@@ -210,18 +211,6 @@ pub fn start<W: Write + Send + 'static>(
         events,
     });
     let held = HeldResults::default();
-    let reader = {
-        let (stream, held) = (stream.clone(), held.clone());
-        std::thread::spawn(move || {
-            let failed = read_results(&mut c2h, &stream, &held);
-            held.hand_over(&stream.events);
-            stream.end(failed);
-        })
-    };
-    let writer = {
-        let stream = stream.clone();
-        std::thread::spawn(move || stream.end(write_requests(&stream)))
-    };
     let stop: StopHook = {
         let stream = stream.clone();
         Box::new(move || {
@@ -230,7 +219,26 @@ pub fn start<W: Write + Send + 'static>(
             stream.writer_wake.notify_all();
         })
     };
-    (vec![reader, writer], stop, held, JobQueue(stream))
+    let reader = {
+        let (stream, held) = (stream.clone(), held.clone());
+        std::thread::Builder::new().name("xdma c2h".into()).spawn(move || {
+            let failed = read_results(&mut c2h, &stream, &held);
+            held.hand_over(&stream.events);
+            stream.end(failed);
+        })?
+    };
+    let writer = {
+        let stream = stream.clone();
+        std::thread::Builder::new().name("xdma h2c".into()).spawn(move || stream.end(write_requests(&stream)))
+    };
+    match writer {
+        Ok(writer) => Ok((vec![reader, writer], stop, held, JobQueue(stream))),
+        Err(e) => {
+            let mut stop = stop;
+            stop();
+            Err(e)
+        }
+    }
 }
 
 /// Writes the backlog when the window has room for it and the reader may not fill it soon (it
@@ -461,7 +469,7 @@ mod tests {
             c2h_name: "c2h".into(),
         };
         let (event_tx, events) = mpsc::channel();
-        let (threads, stop, held, jobs) = start(h2c, c2h, setup, event_tx);
+        let (threads, stop, held, jobs) = start(h2c, c2h, setup, event_tx).unwrap();
         let engine = Engine::new("xdma", "test card".into(), jobs, events, threads, Some(stop)).with_held(held);
         Decryptor::with_engine(engine, ecrt_golden::PublicKey::new(modulus()).unwrap(), options).unwrap()
     }

@@ -8,4 +8,5 @@ mod figures;
 mod parsers;
 mod phe_interop;
 mod service;
+mod service_hardening;
 mod xdma;

@@ -7,7 +7,7 @@ use ecrt_driver::api::{BackendSpec, Decryptor, ItemError, Options};
 use ecrt_driver::emulate::{Emulator, EmulatorOptions, Fault, ResponderKind};
 use ecrt_driver::service::access::Access;
 use ecrt_driver::service::device::{Device, DevicePacing};
-use ecrt_driver::service::{key_id, Service, ServiceClient, ServiceConfig, ServiceKey};
+use ecrt_driver::service::{key_id, ClientLimits, MetricsEndpoint, Service, ServiceClient, ServiceConfig, ServiceKey};
 use ecrt_golden::PrivateKey;
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
@@ -20,12 +20,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-const ECRT: &str = env!("CARGO_BIN_EXE_ecrt");
+pub(crate) const ECRT: &str = env!("CARGO_BIN_EXE_ecrt");
 /// The unprivileged user the access tests connect as.
-const NOBODY: u32 = 65534;
+pub(crate) const NOBODY: u32 = 65534;
 
 /// The phe fixture's 1024-bit key, and a second 1024-bit key.
-fn keys() -> &'static [PrivateKey; 2] {
+pub(crate) fn keys() -> &'static [PrivateKey; 2] {
     static KEYS: OnceLock<[PrivateKey; 2]> = OnceLock::new();
     KEYS.get_or_init(|| {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/vectors/phe-1024.json");
@@ -37,12 +37,12 @@ fn keys() -> &'static [PrivateKey; 2] {
 }
 
 /// Ciphertexts of known plaintexts, cheaply: c = (1 + m·n)·rⁿ mod n² with a few random rⁿ.
-struct Workload {
-    plaintexts: Vec<BigUint>,
-    ciphertexts: Vec<BigUint>,
+pub(crate) struct Workload {
+    pub(crate) plaintexts: Vec<BigUint>,
+    pub(crate) ciphertexts: Vec<BigUint>,
 }
 
-fn workload(key: &PrivateKey, tag: u64, count: usize) -> Workload {
+pub(crate) fn workload(key: &PrivateKey, tag: u64, count: usize) -> Workload {
     let (n, n2) = (key.public().n(), key.public().n_squared());
     let mut rng = rand::rngs::StdRng::seed_from_u64(tag);
     let masks: Vec<BigUint> = (0..16).map(|_| rng.gen_biguint_below(n).modpow(n, n2)).collect();
@@ -57,11 +57,11 @@ fn stand_in(c: &BigUint, key_bits: u64) -> BigUint {
     c & ((BigUint::from(1u8) << (key_bits - 1)) - 1u8)
 }
 
-fn service_key(key: &PrivateKey) -> ServiceKey {
+pub(crate) fn service_key(key: &PrivateKey) -> ServiceKey {
     ServiceKey { key: key.clone(), access: Access::default() }
 }
 
-fn cpu_device() -> Device {
+pub(crate) fn cpu_device() -> Device {
     Device { name: "cpu".into(), spec: Arc::new(|_| BackendSpec::Cpu { threads: 2 }) }
 }
 
@@ -70,7 +70,7 @@ fn xdma_device(name: &str, emulator: &Emulator) -> Device {
     Device { name: name.into(), spec: Arc::new(move |_| BackendSpec::Xdma { device: prefix.clone() }) }
 }
 
-fn config(dir: &Path, keys: Vec<ServiceKey>, devices: Vec<Device>) -> ServiceConfig {
+pub(crate) fn config(dir: &Path, keys: Vec<ServiceKey>, devices: Vec<Device>) -> ServiceConfig {
     ServiceConfig {
         socket: dir.join("ecrt.sock"),
         socket_mode: 0o600,
@@ -83,7 +83,8 @@ fn config(dir: &Path, keys: Vec<ServiceKey>, devices: Vec<Device>) -> ServiceCon
             retry_after: Duration::from_secs(1),
         },
         client_credit: 1024,
-        max_clients: 64,
+        limits: ClientLimits { max_clients: 64, ..Default::default() },
+        status_uids: Vec::new(),
         key_switch_wait: Duration::from_millis(20),
         metrics: None,
     }
@@ -107,7 +108,11 @@ fn rtl_emulator(dir: &Path) -> Emulator {
 }
 
 /// One client's batch: each item's result and its latency (submission to result).
-fn run_client(socket: &Path, key: &PrivateKey, ciphertexts: &[BigUint]) -> Vec<(Result<BigUint, ItemError>, Duration)> {
+pub(crate) fn run_client(
+    socket: &Path,
+    key: &PrivateKey,
+    ciphertexts: &[BigUint],
+) -> Vec<(Result<BigUint, ItemError>, Duration)> {
     let options = Options { queue_depth: 256, timeout: Some(Duration::from_secs(120)) };
     let mut decryptor = Decryptor::connect(socket, key.public(), options).unwrap();
     let mut submitted = Vec::with_capacity(ciphertexts.len());
@@ -129,12 +134,12 @@ fn run_client(socket: &Path, key: &PrivateKey, ciphertexts: &[BigUint]) -> Vec<(
     results.into_iter().map(|r| r.expect("one result per submission")).collect()
 }
 
-fn status(socket: &Path) -> Value {
+pub(crate) fn status(socket: &Path) -> Value {
     ServiceClient::connect(socket).unwrap().status().unwrap()
 }
 
 /// Waits (bounded) until `done` holds of the service's status.
-fn wait_for_status(socket: &Path, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) fn wait_for_status(socket: &Path, what: &str, done: impl Fn(&Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let s = status(socket);
@@ -299,7 +304,7 @@ fn with_no_card_left_every_item_fails_clearly() {
 fn connections_beyond_the_most_clients_are_turned_away_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = config(dir.path(), vec![service_key(&keys()[0])], vec![cpu_device()]);
-    config.max_clients = 2;
+    config.limits.max_clients = 2;
     let service = Service::start(config).unwrap();
     let socket = service.socket().to_path_buf();
     let first = ServiceClient::connect(&socket).unwrap();
@@ -325,7 +330,7 @@ fn connections_beyond_the_most_clients_are_turned_away_clearly() {
 }
 
 /// The private key file and the ciphertext lines of a workload, for the command's clients.
-fn write_files(dir: &Path, key: &PrivateKey, w: &Workload) -> (PathBuf, PathBuf, PathBuf) {
+pub(crate) fn write_files(dir: &Path, key: &PrivateKey, w: &Workload) -> (PathBuf, PathBuf, PathBuf) {
     let private = dir.join("key.jwk");
     std::fs::write(&private, ecrt_golden::phe_format::write_private_key(key, "test")).unwrap();
     std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -378,13 +383,13 @@ fn a_client_killed_mid_batch_leaves_the_others_untouched() {
 }
 
 /// `ecrt serve` in a child process.
-struct ServeProcess {
-    child: Child,
-    socket: PathBuf,
+pub(crate) struct ServeProcess {
+    pub(crate) child: Child,
+    pub(crate) socket: PathBuf,
 }
 
 impl ServeProcess {
-    fn start(dir: &Path, key: &Path, extra: &[&str]) -> ServeProcess {
+    pub(crate) fn start(dir: &Path, key: &Path, extra: &[&str]) -> ServeProcess {
         let socket = dir.join("serve.sock");
         let child = Command::new(ECRT)
             .args(["serve", "--backend", "cpu", "--threads", "1", "--queue-depth", "8", "--socket"])
@@ -408,7 +413,7 @@ impl ServeProcess {
         serve
     }
 
-    fn stderr(&mut self) -> String {
+    pub(crate) fn stderr(&mut self) -> String {
         let mut text = String::new();
         if let Some(mut stderr) = self.child.stderr.take() {
             let _ = stderr.read_to_string(&mut text);
@@ -417,7 +422,7 @@ impl ServeProcess {
     }
 
     /// SIGTERM, then the exit status (bounded wait).
-    fn terminate(&mut self) -> std::process::ExitStatus {
+    pub(crate) fn terminate(&mut self) -> std::process::ExitStatus {
         // SAFETY: kill(2) on our own child, not yet reaped.
         unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -488,7 +493,7 @@ fn sigterm_drains_and_clients_reconnect_when_the_service_is_back() {
 }
 
 /// A copy of the `ecrt` binary that an unprivileged user can run, in a directory it can enter.
-fn runnable_ecrt(dir: &Path) -> PathBuf {
+pub(crate) fn runnable_ecrt(dir: &Path) -> PathBuf {
     let exe = dir.join("ecrt");
     std::fs::copy(ECRT, &exe).unwrap();
     std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -496,7 +501,7 @@ fn runnable_ecrt(dir: &Path) -> PathBuf {
 }
 
 /// `ecrt ARGS` as the user `uid`.
-fn ecrt_as(exe: &Path, uid: u32, args: &[&std::ffi::OsStr]) -> std::process::Output {
+pub(crate) fn ecrt_as(exe: &Path, uid: u32, args: &[&std::ffi::OsStr]) -> std::process::Output {
     Command::new(exe).args(args).uid(uid).gid(uid).stdin(Stdio::null()).output().unwrap()
 }
 
@@ -618,7 +623,7 @@ fn the_command_line_clients_and_the_metrics() {
     let cases = file["cases"].as_array().unwrap();
     std::fs::write(&lines, cases.iter().map(|c| c["ciphertext"].to_string() + "\n").collect::<String>()).unwrap();
     let mut config = config(dir.path(), vec![service_key(&keys()[0])], vec![cpu_device()]);
-    config.metrics = Some("127.0.0.1:0".parse().unwrap());
+    config.metrics = Some(MetricsEndpoint::Tcp("127.0.0.1:0".parse().unwrap()));
     let service = Service::start(config).unwrap();
     let socket = service.socket();
     let run = |args: &[&std::ffi::OsStr]| Command::new(ECRT).args(args).output().unwrap();
