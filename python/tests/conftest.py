@@ -22,8 +22,25 @@ import pytest
 WORKSPACE = pathlib.Path(__file__).resolve().parents[2]
 VECTORS = WORKSPACE / "fixtures" / "vectors"
 
-# The sim backend's models are the ones the Rust tests build (cached by content under target/).
-os.environ.setdefault("ECRT_SIM_CACHE", str(WORKSPACE / "target" / "ecrt-sim"))
+
+def target_directory() -> pathlib.Path:
+    """Where cargo puts the build: $ECRT_TARGET_DIR (scripts/test sets it), else as cargo reports
+    it (target/, $CARGO_TARGET_DIR or a configured build.target-dir)."""
+    if os.environ.get("ECRT_TARGET_DIR"):
+        return pathlib.Path(os.environ["ECRT_TARGET_DIR"])
+    metadata = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps"],
+        cwd=WORKSPACE,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return pathlib.Path(json.loads(metadata.stdout)["target_directory"])
+
+
+TARGET = target_directory()
+# The sim backend's models are the ones the Rust tests build (cached by content in the target dir).
+os.environ.setdefault("ECRT_SIM_CACHE", str(TARGET / "ecrt-sim"))
 
 
 def b64_int(text: str) -> int:
@@ -57,10 +74,10 @@ def key_2048() -> phe.PaillierPrivateKey:
 def ecrt_command() -> pathlib.Path:
     """The `ecrt` command the Rust test build made (scripts/test builds it first)."""
     for profile in ("debug", "release"):
-        path = WORKSPACE / "target" / profile / "ecrt"
+        path = TARGET / profile / "ecrt"
         if path.exists():
             return path
-    pytest.fail("no target/debug/ecrt: run `cargo build -p ecrt-driver` (scripts/test does)")
+    pytest.fail(f"no {TARGET}/debug/ecrt: run `cargo build -p ecrt-driver` (scripts/test does)")
 
 
 class Service:
