@@ -1,15 +1,9 @@
-//! What a design's resources and cycles project for one chip: the cores that fit an xc7vx690t,
-//! and the schoolbook bound DSP-cycles are held against (docs/background.md, "Measures and
-//! targets"). `ecrt bench --backend sim`, `ecrt explore` and docs/figures.md all count this way.
+//! What a design's resources and cycles project for one chip: the cores that fit a part (the
+//! contract's part table; the projections count on its default, the xc7vx690t), and the
+//! schoolbook bound DSP-cycles are held against (docs/background.md, "Measures and targets").
+//! `ecrt bench --backend sim`, `ecrt explore` and docs/figures.md all count this way.
 
-/// The xc7vx690t's resources (Xilinx DS180; docs/background.md#the-hardware): (report field,
-/// label, amount).
-pub const XC7VX690T: [(&str, &str, f64); 4] = [
-    ("lut", "LUT", 433_200.0),
-    ("ff", "FF", 866_400.0),
-    ("dsp48e1", "DSP48E1", 3_600.0),
-    ("bram36", "BRAM36", 1_470.0),
-];
+pub use ecrt_contract::part::{Part, DEFAULT as PROJECTION_PART};
 /// The share of each resource a design may use and still place and route comfortably.
 pub const UTILISATION: f64 = 0.8;
 /// The reference clock of cycle-to-time conversions and projections (MESA's), MHz.
@@ -45,13 +39,13 @@ pub struct Fit {
     pub limit: &'static str,
 }
 
-/// Per resource, the cores that fit in [`UTILISATION`] of it: the design's use divided by its
-/// cores (the shared top counted in each core, which errs on the side of fewer), the scarcest
-/// resource deciding. `None` when the design uses nothing.
-pub fn cores_that_fit(usage: &Usage) -> Option<Fit> {
+/// Per resource of `part`, the cores that fit in [`UTILISATION`] of it: the design's use divided
+/// by its cores (the shared top counted in each core, which errs on the side of fewer), the
+/// scarcest resource deciding. `None` when the design uses nothing.
+pub fn cores_that_fit(usage: &Usage, part: &Part) -> Option<Fit> {
     let used = [usage.lut, usage.ff, usage.dsp48e1, usage.bram36];
-    XC7VX690T
-        .iter()
+    part.resources()
+        .into_iter()
         .zip(used)
         .filter(|(_, u)| *u > 0.0)
         .map(|((name, _, cap), u)| Fit {
@@ -89,10 +83,14 @@ mod tests {
         assert!((schoolbook_bound_per_decryption(2048) - 51_147_571.2).abs() < 1e-3);
         // The k = 4 accelerator as measured: DSPs limit it to 2 cores.
         let usage = Usage { lut: 96_298.0, ff: 82_820.0, dsp48e1: 1_242.0, bram36: 0.0, cores: 1 };
-        assert_eq!(cores_that_fit(&usage), Some(Fit { cores: 2, limit: "dsp48e1" }));
+        assert_eq!(cores_that_fit(&usage, &PROJECTION_PART), Some(Fit { cores: 2, limit: "dsp48e1" }));
         // A 4-core design's use counts per core.
         let four = Usage { lut: 4.0 * 96_298.0, ff: 4.0 * 82_820.0, dsp48e1: 4.0 * 1_242.0, ..usage };
-        assert_eq!(cores_that_fit(&Usage { cores: 4, ..four }), cores_that_fit(&usage));
-        assert_eq!(cores_that_fit(&Usage { lut: 0.0, ff: 0.0, dsp48e1: 0.0, bram36: 0.0, cores: 1 }), None);
+        assert_eq!(
+            cores_that_fit(&Usage { cores: 4, ..four }, &PROJECTION_PART),
+            cores_that_fit(&usage, &PROJECTION_PART)
+        );
+        let nothing = Usage { lut: 0.0, ff: 0.0, dsp48e1: 0.0, bram36: 0.0, cores: 1 };
+        assert_eq!(cores_that_fit(&nothing, &PROJECTION_PART), None);
     }
 }

@@ -29,7 +29,7 @@ use serde_json::Value;
 use std::path::Path;
 
 use crate::chip::{
-    schoolbook_bound_per_decryption, MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT, UTILISATION, XC7VX690T,
+    schoolbook_bound_per_decryption, MESA_CYCLES, PROJECTION_PART, REFERENCE_MHZ, TARGET_THROUGHPUT, UTILISATION,
 };
 
 /// Driver CPU µs per decryption.
@@ -486,9 +486,10 @@ fn accelerator_rows(r: &Value) -> Vec<Row> {
     }
     if let Some(v) = get(r, "cores_per_xc7vx690t") {
         let limit = r["xc7vx690t_limiting_resource"].as_str().unwrap_or("?");
-        let label = XC7VX690T.iter().find(|(k, ..)| *k == limit).map_or(limit, |(_, l, _)| *l);
-        let per_resource: Vec<String> = XC7VX690T
-            .iter()
+        let label = PROJECTION_PART.resources().into_iter().find(|(k, ..)| *k == limit).map_or(limit, |(_, l, _)| l);
+        let per_resource: Vec<String> = PROJECTION_PART
+            .resources()
+            .into_iter()
             .filter_map(|(key, name, cap)| {
                 let used = get(r, key)?;
                 (used.lo > 0.0)
@@ -764,7 +765,8 @@ fn explore_rows(r: &Value) -> Vec<Row> {
         }
         if let (Some(cores), Some(rate)) = (get(p, "cores_per_xc7vx690t"), get(p, "decryptions_per_s_100mhz")) {
             let limit = p["xc7vx690t_limiting_resource"].as_str().unwrap_or("?");
-            let label = XC7VX690T.iter().find(|(k, ..)| *k == limit).map_or(limit, |(_, l, _)| *l);
+            let label =
+                PROJECTION_PART.resources().into_iter().find(|(k, ..)| *k == limit).map_or(limit, |(_, l, _)| l);
             let at_clock = match (get(p, "decryptions_per_s_plausible_clock"), get(p, "plausible_clock_mhz")) {
                 (Some(d), Some(mhz)) => format!(", {}/s at {} MHz", int(d), int(mhz)),
                 _ => String::new(),

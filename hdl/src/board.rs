@@ -17,6 +17,7 @@ pub mod vivado;
 
 use crate::config::{AcceleratorConfig, ConfigError};
 use crate::emit::{self, Emitted, Manifest};
+use crate::part::{Part, XC7VX485T, XC7VX690T};
 use clocking::{AcceleratorClock, ClockError};
 use std::fmt;
 use std::path::Path;
@@ -39,7 +40,7 @@ pub struct BoardFacts {
     /// The name on the command line and in file names: "vc709".
     pub name: &'static str,
     /// The FPGA part.
-    pub part: &'static str,
+    pub part: Part,
     /// The board user guide the pin facts come from.
     pub user_guide: &'static str,
     /// PCIe generation of the link the board's edge connector and the part support.
@@ -69,7 +70,7 @@ impl Board {
         match self {
             Board::Vc709 => BoardFacts {
                 name: "vc709",
-                part: "xc7vx690t-ffg1761-2",
+                part: XC7VX690T,
                 user_guide: "UG887",
                 pcie_generation: 3,
                 link_speed: "8.0_GT/s",
@@ -82,7 +83,7 @@ impl Board {
             },
             Board::Vc707 => BoardFacts {
                 name: "vc707",
-                part: "xc7vx485t-ffg1761-2",
+                part: XC7VX485T,
                 user_guide: "UG885",
                 pcie_generation: 2,
                 link_speed: "5.0_GT/s",
@@ -149,7 +150,8 @@ pub fn configure(
             requested,
         });
     }
-    let config = AcceleratorConfig { part: facts.part.to_string(), stream_bits: facts.stream_bits, ..config.clone() };
+    let config =
+        AcceleratorConfig { part: facts.part.name.to_string(), stream_bits: facts.stream_bits, ..config.clone() };
     config.validate()?;
     // A clock the board cannot make is refused now, before the RTL is generated.
     clocking::accelerator_clock(facts.user_clock_mhz, config.clock_mhz)?;
@@ -193,10 +195,10 @@ impl BoardDesign {
 /// [`configure`]): the board top, params.tcl, the timing XDC, the board's XDC and the Vivado TCL.
 pub fn generate(manifest: &Manifest, board: Board) -> Result<BoardDesign, BoardError> {
     let facts = board.facts();
-    if manifest.stream_bits != facts.stream_bits || manifest.config.part != facts.part {
+    if manifest.stream_bits != facts.stream_bits || manifest.config.part != facts.part.name {
         return Err(BoardError::Manifest(format!(
             "it is for {} with {}-bit streams, the {board} needs {} with {}-bit streams",
-            manifest.config.part, manifest.stream_bits, facts.part, facts.stream_bits
+            manifest.config.part, manifest.stream_bits, facts.part.name, facts.stream_bits
         )));
     }
     let clock = clocking::accelerator_clock(facts.user_clock_mhz, manifest.config.clock_mhz)?;

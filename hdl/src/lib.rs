@@ -3,7 +3,7 @@
 //! The ecrt accelerator described in rust-hdl, emitted as Verilog for Virtex-7. Its sizes, framing,
 //! register map and key constants come from `ecrt-contract`, re-exported here.
 
-pub use ecrt_contract::{config, host, interface, limbs};
+pub use ecrt_contract::{config, host, interface, limbs, part};
 
 pub mod accelerator;
 pub mod b_windows;

@@ -3,7 +3,7 @@
 
 use crate::cli::bench::Args;
 use ecrt_contract::config::AcceleratorConfig;
-use ecrt_driver::chip::{cores_that_fit, Usage, REFERENCE_MHZ};
+use ecrt_driver::chip::{cores_that_fit, Usage, PROJECTION_PART, REFERENCE_MHZ};
 use ecrt_driver::cpu::{encrypt, Scratch};
 use ecrt_driver::sim::SimBackend;
 use ecrt_golden::paillier::decrypt_ecrt;
@@ -91,7 +91,7 @@ fn report(
     let latencies: Vec<u64> = batch.jobs.iter().map(|j| j.latency()).collect();
     let (cycles_per_decryption, method) = steady_cycles(batch, config.cores);
     let per_core_cycles = cycles_per_decryption * config.cores as f64;
-    let fit = resources.and_then(|r| cores_that_fit(&Usage::of_estimate(r, config.cores)));
+    let fit = resources.and_then(|r| cores_that_fit(&Usage::of_estimate(r, config.cores), &PROJECTION_PART));
     let cores_per_chip = fit.map(|f| f.cores);
     json!({
         "backend": "sim",

@@ -12,7 +12,8 @@ use crate::cli::pareto_plot;
 use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
 use ecrt_driver::batch::parallel_map;
 use ecrt_driver::chip::{
-    cores_that_fit, schoolbook_bound_per_decryption, Usage, MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT,
+    cores_that_fit, schoolbook_bound_per_decryption, Usage, MESA_CYCLES, PROJECTION_PART, REFERENCE_MHZ,
+    TARGET_THROUGHPUT,
 };
 use ecrt_sim::{estimate, EstimateOptions, ResourceEstimate, TimingEstimate};
 use serde::Serialize;
@@ -93,7 +94,7 @@ pub struct Point {
 impl Point {
     /// The figures of `config` with these estimates; `pareto` is set by [`mark_pareto`].
     pub fn new(config: &AcceleratorConfig, resources: &ResourceEstimate, timing: Option<&TimingEstimate>) -> Point {
-        let fit = cores_that_fit(&Usage::of_estimate(resources, config.cores));
+        let fit = cores_that_fit(&Usage::of_estimate(resources, config.cores), &PROJECTION_PART);
         let (cores, limit) = fit.map_or((0, "none"), |f| (f.cores, f.limit));
         let (latency, period) = (config.latency_cycles(), config.cycles_per_decryption_per_core());
         let dsp_cycles = resources.dsp48e1 as f64 / config.cores as f64 * period as f64;

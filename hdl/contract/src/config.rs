@@ -4,9 +4,6 @@
 use crate::limbs::LIMB_BITS;
 use serde::{Deserialize, Serialize};
 
-/// Default target: the VC709's Virtex-7.
-pub const DEFAULT_PART: &str = "xc7vx690t-ffg1761-2";
-
 /// Why a configuration was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
@@ -137,7 +134,7 @@ impl Default for AcceleratorConfig {
             window_bits: 5,
             schedule: ExponentSchedule::Windows,
             clock_mhz: 100.0,
-            part: DEFAULT_PART.into(),
+            part: crate::part::DEFAULT.name.into(),
             cores: default_cores(),
             stream_bits: default_stream_bits(),
             digits_per_step: default_digits_per_step(),

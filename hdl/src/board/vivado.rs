@@ -48,7 +48,7 @@ pub fn params_tcl(manifest: &Manifest, board: Board, clock: &AcceleratorClock) -
     };
     let entries: Vec<(&str, String)> = vec![
         ("board", facts.name.into()),
-        ("part", facts.part.into()),
+        ("part", facts.part.name.into()),
         ("top", TOP_MODULE.into()),
         ("accelerator_top", manifest.top.clone()),
         ("verilog", format!("{{{} {TOP_FILE}}}", manifest.verilog)),
