@@ -160,7 +160,7 @@ impl AcceleratorConfig {
         if !(1..=MAX_CORES).contains(&self.cores) {
             return Err(ConfigError::Cores(self.cores));
         }
-        if !crate::interface::STREAM_BITS_CHOICES.contains(&self.stream_bits) {
+        if !crate::interface::frames::STREAM_BITS_CHOICES.contains(&self.stream_bits) {
             return Err(ConfigError::StreamBits(self.stream_bits));
         }
         if !(1..=MAX_DIGITS_PER_STEP).contains(&self.digits_per_step) {
@@ -283,20 +283,20 @@ impl AcceleratorConfig {
     }
     /// 32-bit lanes of a stream beat, L = stream_bits / 32.
     pub fn lanes(&self) -> usize {
-        self.stream_bits / crate::interface::LANE_BITS
+        self.stream_bits / crate::interface::frames::LANE_BITS
     }
     /// Words of a request frame before padding: 1 + 2·S.
     pub fn request_words(&self) -> usize {
-        crate::interface::request_words(self.digits())
+        crate::interface::frames::request_words(self.digits())
     }
     /// Words of a result frame before padding: 1 + S.
     pub fn result_words(&self) -> usize {
-        crate::interface::result_words(self.digits())
+        crate::interface::frames::result_words(self.digits())
     }
     /// The frame sizes (words, beats, bytes) of this configuration.
-    pub fn frame_layout(&self) -> Result<crate::interface::FrameLayout, ConfigError> {
+    pub fn frame_layout(&self) -> Result<crate::interface::frames::FrameLayout, ConfigError> {
         self.validate()?;
-        crate::interface::FrameLayout::new(self.digits(), self.stream_bits)
+        crate::interface::frames::FrameLayout::new(self.digits(), self.stream_bits)
             .map_err(|_| ConfigError::StreamBits(self.stream_bits))
     }
 }

@@ -1,4 +1,6 @@
 use super::*;
+use crate::limbs::LIMB_BITS;
+use num_bigint::BigUint;
 use num_bigint::RandBigInt;
 use rand::{Rng, SeedableRng};
 
