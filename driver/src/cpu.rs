@@ -9,25 +9,64 @@ use ecrt_golden::PrivateKey;
 use num_bigint::BigUint;
 use openssl::bn::{BigNum, BigNumContext, BigNumRef};
 use openssl::error::ErrorStack;
+use std::ops::{Deref, DerefMut};
+use zeroize::Zeroizing;
 
-/// A private key's decryption constants as OpenSSL bignums, flagged constant-time.
-/// OpenSSL clears them on drop (`BN_clear_free`).
+/// A private key's decryption constants as OpenSSL bignums, flagged constant-time, cleared when
+/// dropped.
 pub struct CpuKey {
     n: BigNum,
     primes: [PrimeHalf; 2],
     /// p^(−1) mod q, for CRT.
-    p_inv_q: BigNum,
+    p_inv_q: SecretBn,
 }
 
 /// What one prime's half-decryption needs.
 struct PrimeHalf {
-    prime: BigNum,
-    prime_squared: BigNum,
-    exponent: BigNum,
+    prime: SecretBn,
+    prime_squared: SecretBn,
+    exponent: SecretBn,
     /// h = (−other)^(−1) mod prime, for CRT.
-    h: BigNum,
+    h: SecretBn,
     /// t = h·other·(other^(−1) mod prime) mod n, for eCRT.
-    t: BigNum,
+    t: SecretBn,
+}
+
+/// A bignum holding a key's secret or a value derived from one, cleared (`BN_clear`) when
+/// dropped, which the openssl crate's `BN_free` does not do.
+struct SecretBn(BigNum);
+
+impl SecretBn {
+    /// A zero, for an intermediate result.
+    fn new() -> Result<Self, ErrorStack> {
+        Ok(SecretBn(BigNum::new()?))
+    }
+
+    /// A constant of the key, flagged constant-time.
+    fn from_biguint(x: &BigUint) -> Result<Self, ErrorStack> {
+        let mut bn = BigNum::from_slice(&Zeroizing::new(x.to_bytes_be()))?;
+        bn.set_const_time();
+        Ok(SecretBn(bn))
+    }
+}
+
+impl Deref for SecretBn {
+    type Target = BigNum;
+    fn deref(&self) -> &BigNum {
+        &self.0
+    }
+}
+
+impl DerefMut for SecretBn {
+    fn deref_mut(&mut self) -> &mut BigNum {
+        &mut self.0
+    }
+}
+
+impl Drop for SecretBn {
+    fn drop(&mut self) {
+        self.0.clear();
+    }
 }
 
 /// Per-thread scratch space for OpenSSL.
@@ -47,24 +86,21 @@ pub(crate) fn to_biguint(x: &BigNumRef) -> BigUint {
     BigUint::from_bytes_be(&x.to_vec())
 }
 
-fn secret(x: &BigUint) -> Result<BigNum, ErrorStack> {
-    let mut bn = to_bn(x)?;
-    bn.set_const_time();
-    Ok(bn)
-}
-
 impl CpuKey {
     pub fn new(key: &PrivateKey) -> Result<Self, ErrorStack> {
-        let half =
-            |prime: &BigUint, prime_squared: &BigUint, h: &BigUint, t: &BigUint| -> Result<PrimeHalf, ErrorStack> {
-                Ok(PrimeHalf {
-                    prime: secret(prime)?,
-                    prime_squared: secret(prime_squared)?,
-                    exponent: secret(&(prime - 1u32))?,
-                    h: secret(h)?,
-                    t: secret(t)?,
-                })
-            };
+        let secret = SecretBn::from_biguint;
+        let half = |prime: &BigUint, prime_squared: &BigUint, h: &BigUint, t: &BigUint| {
+            let mut exponent = prime - 1u32;
+            let exponent_bn = secret(&exponent);
+            ecrt_golden::key::wipe(&mut exponent);
+            Ok::<_, ErrorStack>(PrimeHalf {
+                prime: secret(prime)?,
+                prime_squared: secret(prime_squared)?,
+                exponent: exponent_bn?,
+                h: secret(h)?,
+                t: secret(t)?,
+            })
+        };
         Ok(CpuKey {
             n: to_bn(key.public().n())?,
             primes: [
@@ -75,16 +111,17 @@ impl CpuKey {
         })
     }
 
-    /// L_p(c^(p−1) mod p²) = (c^(p−1) mod p² − 1)/p.
-    fn half_decryption(half: &PrimeHalf, c: &BigNumRef, ctx: &mut BigNumContext) -> Result<BigNum, ErrorStack> {
-        let mut reduced = BigNum::new()?;
+    /// L_p(c^(p−1) mod p²) = (c^(p−1) mod p² − 1)/p. Every intermediate follows from p, and is
+    /// cleared when dropped.
+    fn half_decryption(half: &PrimeHalf, c: &BigNumRef, ctx: &mut BigNumContext) -> Result<SecretBn, ErrorStack> {
+        let mut reduced = SecretBn::new()?;
         reduced.nnmod(c, &half.prime_squared, ctx)?;
-        let mut x = BigNum::new()?;
+        let mut x = SecretBn::new()?;
         // With BN_FLG_CONSTTIME on the exponent and modulus, BN_mod_exp takes OpenSSL's
         // constant-time Montgomery path.
         x.mod_exp(&reduced, &half.exponent, &half.prime_squared, ctx)?;
         x.sub_word(1)?;
-        let mut l = BigNum::new()?;
+        let mut l = SecretBn::new()?;
         l.checked_div(&x, &half.prime, ctx)?;
         Ok(l)
     }
@@ -93,13 +130,13 @@ impl CpuKey {
     pub fn decrypt_ecrt(&self, c: &BigUint, scratch: &mut Scratch) -> Result<BigUint, ErrorStack> {
         let ctx = &mut scratch.0;
         let c = to_bn(c)?;
-        let mut sum = BigNum::new()?;
+        let mut sum = SecretBn::new()?;
         for half in &self.primes {
             let l = Self::half_decryption(half, &c, ctx)?;
-            let mut term = BigNum::new()?;
+            let mut term = SecretBn::new()?;
             term.checked_mul(&l, &half.t, ctx)?;
             let previous = sum;
-            sum = BigNum::new()?;
+            sum = SecretBn::new()?;
             sum.checked_add(&previous, &term)?;
         }
         let mut m = BigNum::new()?;
@@ -108,23 +145,24 @@ impl CpuKey {
     }
 
     /// CRT decryption as phe does it: m_p = L_p·h_p mod p, m_q likewise, Garner recombination.
+    /// (m mod p and m give p away: the residues are cleared like the key.)
     pub fn decrypt_crt(&self, c: &BigUint, scratch: &mut Scratch) -> Result<BigUint, ErrorStack> {
         let ctx = &mut scratch.0;
         let c = to_bn(c)?;
         let mut residues = Vec::with_capacity(2);
         for half in &self.primes {
             let l = Self::half_decryption(half, &c, ctx)?;
-            let mut m = BigNum::new()?;
+            let mut m = SecretBn::new()?;
             m.mod_mul(&l, &half.h, &half.prime, ctx)?;
             residues.push(m);
         }
         let (m_p, m_q) = (&residues[0], &residues[1]);
         let (p, q) = (&self.primes[0].prime, &self.primes[1].prime);
-        let mut diff = BigNum::new()?;
+        let mut diff = SecretBn::new()?;
         diff.mod_sub(m_q, m_p, q, ctx)?;
-        let mut u = BigNum::new()?;
+        let mut u = SecretBn::new()?;
         u.mod_mul(&diff, &self.p_inv_q, q, ctx)?;
-        let mut up = BigNum::new()?;
+        let mut up = SecretBn::new()?;
         up.checked_mul(&u, p, ctx)?;
         let mut m = BigNum::new()?;
         m.checked_add(m_p, &up)?;

@@ -11,35 +11,66 @@ use std::io::Read;
 use std::ops::RangeInclusive;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+use zeroize::Zeroizing;
 
-/// The largest key file read: an 8192-bit private JWK takes about 3 KB.
+/// The largest key file read: an 8192-bit private JWK takes about 3 KB. `ecrt serve`'s
+/// configuration has the same limit.
 pub const MAX_KEY_FILE_BYTES: u64 = 1 << 20;
 /// Bits of n that `decrypt` and `encrypt` take: phe's sizes (1024 to 3072) and room around them.
 /// Checked before any primality test or exponentiation, whose cost grows with the size.
 pub const SUPPORTED_KEY_BITS: RangeInclusive<u64> = 512..=ecrt_golden::key::MAX_KEY_BITS;
 
 /// The text of a key file: a regular file of at most [`MAX_KEY_FILE_BYTES`]. Opened without
-/// blocking, so that a FIFO with no writer is refused rather than waited on.
-pub fn read_key_file(path: &Path) -> anyhow::Result<String> {
-    let file = std::fs::OpenOptions::new()
+/// blocking, so that a FIFO with no writer is refused rather than waited on; wiped from memory
+/// when dropped.
+pub fn read_key_file(path: &Path) -> anyhow::Result<Zeroizing<String>> {
+    read_small_file(path, "a key file")
+}
+
+/// The text of a small regular file (`what` it should be, for errors: "a key file"), read as
+/// [`read_key_file`] reads a key file. Whatever it is meant to be, it may be a private key given
+/// by mistake: its text is wiped when dropped, and no error quotes it.
+pub fn read_small_file(path: &Path, what: &str) -> anyhow::Result<Zeroizing<String>> {
+    let cannot_read = || format!("cannot read {}", path.display());
+    let mut file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    let metadata = file.metadata().with_context(|| format!("cannot read {}", path.display()))?;
-    ensure!(metadata.is_file(), "{} is {}, not a key file (a regular file)", path.display(), file_kind(&metadata));
-    let mut bytes = Vec::new();
-    file.take(MAX_KEY_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    ensure!(
-        bytes.len() as u64 <= MAX_KEY_FILE_BYTES,
-        "{} is larger than {} KiB: not a key file",
-        path.display(),
-        MAX_KEY_FILE_BYTES >> 10
-    );
-    // Never quote the bytes: a private key file holds p and q.
-    String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{} is not UTF-8 text: not a key file", path.display()))
+        .with_context(cannot_read)?;
+    let metadata = file.metadata().with_context(cannot_read)?;
+    ensure!(metadata.is_file(), "{} is {}, not {what} (a regular file)", path.display(), file_kind(&metadata));
+    // Read into a buffer of the file's size and one byte more (to see its end), grown by hand if
+    // the file grows meanwhile: `read_to_end` would grow it by reallocating, leaving copies of the
+    // text in freed memory.
+    let limit = MAX_KEY_FILE_BYTES as usize + 1;
+    let mut bytes = Zeroizing::new(vec![0u8; (metadata.len() as usize).min(limit - 1) + 1]);
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            if filled == limit {
+                break;
+            }
+            let mut larger = Zeroizing::new(vec![0u8; (2 * filled).min(limit)]);
+            larger[..filled].copy_from_slice(&bytes[..filled]);
+            bytes = larger;
+        }
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(count) => filled += count,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e).with_context(cannot_read),
+        }
+    }
+    ensure!(filled < limit, "{} is larger than {} KiB: not {what}", path.display(), MAX_KEY_FILE_BYTES >> 10);
+    bytes.truncate(filled);
+    // Never quote the bytes: a private key file holds p and q. The text keeps the buffer.
+    match String::from_utf8(std::mem::take(&mut *bytes)) {
+        Ok(text) => Ok(Zeroizing::new(text)),
+        Err(e) => {
+            drop(Zeroizing::new(e.into_bytes()));
+            anyhow::bail!("{} is not UTF-8 text: not {what}", path.display())
+        }
+    }
 }
 
 /// Refuses a modulus outside [`SUPPORTED_KEY_BITS`], saying which sizes are supported.
@@ -153,6 +184,9 @@ mod tests {
         let binary = dir.path().join("binary");
         std::fs::write(&binary, [b'{', 0xff, b'}']).unwrap();
         assert!(format!("{:#}", read_key_file(&binary).unwrap_err()).contains("not UTF-8"));
+        // A file larger than its size says (procfs says 0): read whole, in a buffer grown by hand.
+        let status = read_small_file(Path::new("/proc/self/status"), "a status file").unwrap();
+        assert!(status.len() > 100 && status.contains("\nPid:"), "{}", status.len());
     }
 
     #[test]

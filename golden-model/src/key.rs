@@ -10,6 +10,7 @@ use num_integer::Integer;
 use num_traits::One;
 use rand::{CryptoRng, RngCore};
 use std::fmt;
+use zeroize::{Zeroize, ZeroizeOnDrop};
 
 /// Smallest modulus accepted at all. Below 512 bits a key is insecure: such keys exist for tests.
 pub const MIN_KEY_BITS: u64 = 64;
@@ -35,34 +36,56 @@ pub enum KeyError {
     BadModulus,
 }
 
-/// A secret big integer, overwritten with zeros when dropped.
+/// Overwrites `x` with zeros in place, leaving it 0.
 ///
-/// Best effort: num-bigint gives no access to its buffer, so each set bit is cleared in place, which
-/// leaves no copy of the value in the final allocation; copies made by earlier arithmetic are not
-/// reachable from here.
+/// Best effort: num-bigint gives no access to its buffer, so each bit is cleared, low bits first:
+/// every digit is zeroed in place before the top one clears and num-bigint frees the buffer.
+/// Spare capacity that earlier arithmetic left in the allocation is out of reach (a [`Secret`]
+/// holds a copy without any), and so are the copies num-bigint's arithmetic made and freed.
+pub fn wipe(x: &mut BigUint) {
+    let bits = x.bits();
+    if bits == 0 {
+        return;
+    }
+    for bit in 0..bits - 1 {
+        x.set_bit(bit, false);
+    }
+    // Clearing the top bit frees the buffer; a store just before a free is one the optimiser may
+    // drop, unless something it cannot see through may read the buffer first.
+    std::hint::black_box(&*x);
+    x.set_bit(bits - 1, false);
+}
+
+/// A secret big integer, overwritten with zeros when dropped (see [`wipe`]).
 pub(crate) struct Secret(BigUint);
 
 impl Secret {
+    /// Keeps an exact-size copy of `value` (num-bigint's clone allocates no spare capacity, which
+    /// the wipe could not reach) and wipes `value`.
+    pub(crate) fn new(mut value: BigUint) -> Self {
+        let tight = value.clone();
+        wipe(&mut value);
+        Secret(tight)
+    }
+
     pub(crate) fn expose(&self) -> &BigUint {
         &self.0
     }
 }
 
-impl Secret {
-    fn wipe(&mut self) {
-        // Low bits first: the vector keeps its length until the top digit clears, so every digit
-        // is zeroed in place before num-bigint truncates it.
-        for bit in 0..self.0.bits() {
-            self.0.set_bit(bit, false);
-        }
+impl Zeroize for Secret {
+    fn zeroize(&mut self) {
+        wipe(&mut self.0);
     }
 }
 
 impl Drop for Secret {
     fn drop(&mut self) {
-        self.wipe();
+        self.zeroize();
     }
 }
+
+impl ZeroizeOnDrop for Secret {}
 
 impl Clone for Secret {
     fn clone(&self) -> Self {
@@ -158,9 +181,19 @@ impl PrivateKey {
         p: BigUint,
         q: BigUint,
         n: &BigUint,
+        is_probable_prime: impl FnMut(&BigUint, usize) -> bool,
+    ) -> Result<Self, KeyError> {
+        Self::from_secret_primes(Secret::new(p), Secret::new(q), n, is_probable_prime)
+    }
+
+    /// [`from_primes_and_modulus_tested`](Self::from_primes_and_modulus_tested) with the primes
+    /// already held as secrets (a key file's, wiped however this ends).
+    pub(crate) fn from_secret_primes(
+        p: Secret,
+        q: Secret,
+        n: &BigUint,
         mut is_probable_prime: impl FnMut(&BigUint, usize) -> bool,
     ) -> Result<Self, KeyError> {
-        let (p, q) = (Secret(p), Secret(q));
         if &(p.expose() * q.expose()) != n {
             return Err(KeyError::ModulusMismatch);
         }
@@ -179,10 +212,11 @@ impl PrivateKey {
         let public = PublicKey::new(n.clone())?;
         let (p, q) = if p.expose() < q.expose() { (p, q) } else { (q, p) };
         let one = BigUint::one();
-        let p_minus_1 = p.expose() - &one;
-        let q_minus_1 = q.expose() - &one;
+        let p_minus_1 = Secret::new(p.expose() - &one);
+        let q_minus_1 = Secret::new(q.expose() - &one);
+        let phi = Secret::new(p_minus_1.expose() * q_minus_1.expose());
         // Cannot fail when |p| = |q| (p | q − 1 would need q ≥ 2p + 1), kept as the definition asks.
-        if !n.gcd(&(&p_minus_1 * &q_minus_1)).is_one() {
+        if !n.gcd(phi.expose()).is_one() {
             return Err(KeyError::NotCoprime);
         }
         Ok(Self::derive(public, p, q))
@@ -190,28 +224,31 @@ impl PrivateKey {
 
     fn derive(public: PublicKey, p: Secret, q: Secret) -> Self {
         let (pp, qq, n) = (p.expose(), q.expose(), public.n());
-        let inverse = |a: &BigUint, m: &BigUint| mod_inverse(a, m).expect("distinct primes are coprime");
+        // Every value derived from p and q is held as a secret, so that it is wiped when dropped.
+        let inverse =
+            |a: &Secret, m: &BigUint| Secret::new(mod_inverse(a.expose(), m).expect("distinct primes are coprime"));
         // With g = n + 1, L_p(g^(p−1) mod p²) = (p−1)·q mod p = −q mod p.
-        let h_p = inverse(&(pp - qq % pp), pp);
-        let h_q = inverse(&(qq - pp % qq), qq);
-        let p_inv_q = inverse(pp, qq);
-        let q_inv_p = inverse(qq, pp);
-        let t_p = (&h_p * qq * &q_inv_p) % n;
-        let t_q = (&h_q * pp * &p_inv_q) % n;
-        let lambda = (pp - 1u32).lcm(&(qq - 1u32));
+        let h_p = inverse(&Secret::new(pp - qq % pp), pp);
+        let h_q = inverse(&Secret::new(qq - pp % qq), qq);
+        let p_inv_q = inverse(&p, qq);
+        let q_inv_p = inverse(&q, pp);
+        let t_p = Secret::new((h_p.expose() * qq * q_inv_p.expose()) % n);
+        let t_q = Secret::new((h_q.expose() * pp * p_inv_q.expose()) % n);
+        let (p_minus_1, q_minus_1) = (Secret::new(pp - 1u32), Secret::new(qq - 1u32));
+        let lambda = Secret::new(p_minus_1.expose().lcm(q_minus_1.expose()));
         // g^λ = (1 + n)^λ ≡ 1 + λ·n (mod n²) by the binomial theorem, so L(g^λ mod n²) = λ mod n:
         // no exponentiation.
-        let mu = inverse(&(&lambda % n), n);
+        let mu = inverse(&Secret::new(lambda.expose() % n), n);
         PrivateKey {
-            p_squared: Secret(pp * pp),
-            q_squared: Secret(qq * qq),
-            h_p: Secret(h_p),
-            h_q: Secret(h_q),
-            p_inv_q: Secret(p_inv_q),
-            t_p: Secret(t_p),
-            t_q: Secret(t_q),
-            lambda: Secret(lambda),
-            mu: Secret(mu),
+            p_squared: Secret::new(pp * pp),
+            q_squared: Secret::new(qq * qq),
+            h_p,
+            h_q,
+            p_inv_q,
+            t_p,
+            t_q,
+            lambda,
+            mu,
             public,
             p,
             q,
@@ -360,8 +397,8 @@ mod tests {
 
     #[test]
     fn secret_is_wiped_in_place() {
-        let mut s = Secret(BigUint::from(0xdead_beef_u64) << 100u32);
-        s.wipe();
+        let mut s = Secret::new(BigUint::from(0xdead_beef_u64) << 100u32);
+        s.zeroize();
         assert_eq!(s.0, BigUint::from(0u32));
     }
 }

@@ -2,13 +2,16 @@
 //! keys (`kty` "DAJ", base64url big-endian integers) and the ciphertext object
 //! `{"v": "<decimal>", "e": <exponent>}`.
 //!
-//! Key errors never quote the input: a private key file holds p and q.
+//! Key errors never quote the input: a private key file holds p and q. What reading a key copies
+//! of it (the parsed JSON's strings, the decoded bytes, the primes) is wiped when dropped.
 
-use crate::key::{KeyError, PrivateKey, PublicKey, MAX_KEY_BITS};
+use crate::key::{KeyError, PrivateKey, PublicKey, Secret, MAX_KEY_BITS};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use num_bigint::BigUint;
 use serde_json::{json, Map, Value};
+use std::ops::Deref;
+use zeroize::{Zeroize, Zeroizing};
 
 /// Why a key file was refused. No variant carries any part of the file's content.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -53,25 +56,51 @@ pub struct PheCiphertext {
 }
 
 fn int_to_base64url(x: &BigUint) -> String {
-    URL_SAFE_NO_PAD.encode(x.to_bytes_be())
+    URL_SAFE_NO_PAD.encode(Zeroizing::new(x.to_bytes_be()))
 }
 
 fn base64url_to_int(s: &str, field: &'static str) -> Result<BigUint, KeyFileError> {
     // phe strips the '=' padding; accept it either way.
-    URL_SAFE_NO_PAD
-        .decode(s.trim_end_matches('='))
-        .map(|bytes| BigUint::from_bytes_be(&bytes))
-        .map_err(|_| KeyFileError::BadInteger(field))
+    let mut bytes =
+        Zeroizing::new(URL_SAFE_NO_PAD.decode(s.trim_end_matches('=')).map_err(|_| KeyFileError::BadInteger(field))?);
+    // Reversed here, in the buffer that is wiped: `from_bytes_be` would reverse a copy it frees.
+    bytes.reverse();
+    Ok(BigUint::from_bytes_le(&bytes))
+}
+
+/// A parsed JSON document whose strings are wiped when it is dropped: a key file's hold p and q.
+/// (Numbers, and the keys of objects, cannot be reached to be wiped; a JWK's secrets are strings.)
+struct WipedJson(Value);
+
+impl Deref for WipedJson {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.0
+    }
+}
+
+impl Drop for WipedJson {
+    fn drop(&mut self) {
+        fn wipe(value: &mut Value) {
+            match value {
+                Value::String(text) => text.zeroize(),
+                Value::Array(items) => items.iter_mut().for_each(wipe),
+                Value::Object(fields) => fields.values_mut().for_each(wipe),
+                Value::Null | Value::Bool(_) | Value::Number(_) => {}
+            }
+        }
+        wipe(&mut self.0);
+    }
 }
 
 fn field<'a>(obj: &'a Value, name: &'static str, what: &'static str) -> Result<&'a Value, KeyFileError> {
     obj.get(name).ok_or(KeyFileError::NotPheJwk(what))
 }
 
-fn parse_json(text: &str) -> Result<Value, KeyFileError> {
+fn parse_json(text: &str) -> Result<WipedJson, KeyFileError> {
     // serde_json's syntax errors name a position, not content; its type errors could quote the
     // content, which is why fields are read from a `Value` by hand below.
-    serde_json::from_str(text).map_err(|e| KeyFileError::NotJson { line: e.line(), column: e.column() })
+    serde_json::from_str(text).map(WipedJson).map_err(|e| KeyFileError::NotJson { line: e.line(), column: e.column() })
 }
 
 fn public_from_value(public: &Value) -> Result<PublicKey, KeyFileError> {
@@ -124,17 +153,17 @@ pub fn read_private_key_tested(
         return Err(KeyFileError::NotPheJwk("`key_ops` does not include \"decrypt\": is this a public key?"));
     }
     let public = public_from_value(field(&value, "pub", "it has no `pub` public key")?)?;
-    let prime = |name: &'static str| -> Result<BigUint, KeyFileError> {
+    let prime = |name: &'static str| -> Result<Secret, KeyFileError> {
         let text =
             field(&value, name, "a prime (`p` or `q`) is missing")?.as_str().ok_or(KeyFileError::BadInteger(name))?;
-        base64url_to_int(text, name)
+        base64url_to_int(text, name).map(Secret::new)
     };
     let (p, q) = (prime("p")?, prime("q")?);
     // p·q = n needs both no longer than n: refused here without multiplying huge numbers.
-    if p.bits() > public.bits() || q.bits() > public.bits() {
+    if p.expose().bits() > public.bits() || q.expose().bits() > public.bits() {
         return Err(KeyError::ModulusMismatch.into());
     }
-    Ok(PrivateKey::from_primes_and_modulus_tested(p, q, public.n(), is_probable_prime)?)
+    Ok(PrivateKey::from_secret_primes(p, q, public.n(), is_probable_prime)?)
 }
 
 fn public_jwk(key: &PublicKey, kid: &str) -> Value {
@@ -161,7 +190,7 @@ pub fn write_private_key(key: &PrivateKey, kid: &str) -> String {
     obj.insert("q".into(), int_to_base64url(key.q()).into());
     obj.insert("pub".into(), public_jwk(key.public(), kid));
     obj.insert("kid".into(), format!("Paillier private key {kid}").into());
-    Value::Object(obj).to_string()
+    WipedJson(Value::Object(obj)).to_string()
 }
 
 fn decimal(s: &str) -> Option<BigUint> {

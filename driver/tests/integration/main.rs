@@ -7,6 +7,7 @@ mod emulate;
 mod figures;
 mod parsers;
 mod phe_interop;
+mod secrets;
 mod service;
 mod service_hardening;
 mod xdma;

@@ -48,6 +48,15 @@ pub struct PrimeConstants {
     t_mont: BigUint,
 }
 
+// Everything here follows from the key's primes: wiped when dropped (the contexts wipe theirs).
+impl Drop for PrimeConstants {
+    fn drop(&mut self) {
+        for x in [&mut self.prime, &mut self.exponent, &mut self.h, &mut self.t, &mut self.t_mont] {
+            crate::key::wipe(x);
+        }
+    }
+}
+
 impl PrimeConstants {
     fn new(
         prime: &BigUint,
@@ -59,14 +68,20 @@ impl PrimeConstants {
         divider_digits: usize,
     ) -> Result<Self, HwError> {
         let not_coprime = HwError::InvalidKey("p and q must be coprime");
-        let other_mod = other % prime;
+        let mut other_mod = other % prime;
         let h = mod_inverse(&((prime - &other_mod) % prime), prime).ok_or(not_coprime.clone())?;
-        let other_inv = mod_inverse(&other_mod, prime).ok_or(not_coprime)?;
-        let t = &h * other * other_inv % n;
+        let mut other_inv = mod_inverse(&other_mod, prime).ok_or(not_coprime)?;
+        let t = &h * other * &other_inv % n;
         let t_mont = &t * ctx_n.r_mod_n() % n;
+        let mut prime_squared = prime * prime;
+        let ctx = MontgomeryContext::with_digits(&prime_squared, digit_bits, digits);
+        // What the constants keep is wiped with them; these are not kept.
+        for x in [&mut other_mod, &mut other_inv, &mut prime_squared] {
+            crate::key::wipe(x);
+        }
         Ok(Self {
             prime: prime.clone(),
-            ctx: MontgomeryContext::with_digits(&(prime * prime), digit_bits, digits)?,
+            ctx: ctx?,
             exponent: prime - 1u32,
             divider: ExactDivider::new(prime, digit_bits, divider_digits)?,
             h,
@@ -350,8 +365,13 @@ impl FoldEcrtKey {
     /// Errors: those of [`EcrtHwKey::new`], and k outside 1..=16.
     pub fn new(p: &BigUint, q: &BigUint, limbs_per_step: usize, schedule: Schedule) -> Result<Self, HwError> {
         let width = 2 * p.bits() as usize;
-        let fold_p = FoldContext::with_width(&(p * p), width, limbs_per_step)?;
-        let fold_q = FoldContext::with_width(&(q * q), width, limbs_per_step)?;
+        let (mut p_squared, mut q_squared) = (p * p, q * q);
+        let fold_p = FoldContext::with_width(&p_squared, width, limbs_per_step);
+        let fold_q = FoldContext::with_width(&q_squared, width, limbs_per_step);
+        // The contexts keep (and wipe) their own copies.
+        crate::key::wipe(&mut p_squared);
+        crate::key::wipe(&mut q_squared);
+        let (fold_p, fold_q) = (fold_p?, fold_q?);
         let shape = fold_p.shape();
         let classic = EcrtHwKey::with_digits(
             p,

@@ -24,6 +24,13 @@ pub struct ExactDivider {
     ctx: MontgomeryContext,
 }
 
+// The divisor is a prime of a key: wiped when dropped.
+impl Drop for ExactDivider {
+    fn drop(&mut self) {
+        crate::key::wipe(&mut self.divisor);
+    }
+}
+
 /// One exact division, every step recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExactDivTrace {

@@ -171,6 +171,15 @@ pub struct FoldContext {
     multiplicand: Multiplicand,
 }
 
+// The modulus may be p² (and the constants follow from it): wiped when dropped.
+impl Drop for FoldContext {
+    fn drop(&mut self) {
+        crate::key::wipe(&mut self.modulus);
+        crate::key::wipe(&mut self.bound);
+        zeroize::Zeroize::zeroize(&mut self.m_hat);
+    }
+}
+
 impl FoldContext {
     /// Constants for modulus N and k limbs per step: m = ⌈(|N| + 4)/(17k)⌉ + 2 steps, operands
     /// of ⌈(|N| + 17k + 3)/17⌉ limbs (X = 2^(17k+3)·N), T of ⌈(|N| + 34k + 4)/17⌉ limbs

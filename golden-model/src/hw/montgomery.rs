@@ -28,6 +28,16 @@ pub struct MontgomeryContext {
     r3_mod_n: BigUint,
 }
 
+// The modulus may be p² (and the constants follow from it): wiped when dropped.
+impl Drop for MontgomeryContext {
+    fn drop(&mut self) {
+        for x in [&mut self.modulus, &mut self.r_mod_n, &mut self.r2_mod_n, &mut self.r3_mod_n] {
+            crate::key::wipe(x);
+        }
+        zeroize::Zeroize::zeroize(&mut self.n_prime);
+    }
+}
+
 /// The state after one digit step of the Montgomery loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MontStep {

@@ -21,7 +21,7 @@ pub enum KeyFitError {
 }
 
 /// The golden model's hardware form of `key` for an accelerator of `config`: its constants are
-/// what [`decryption_key_loads`] loads.
+/// what [`decryption_key_loads`] loads. Its values are wiped when it is dropped.
 pub fn hardware_key(key: &PrivateKey, config: &AcceleratorConfig) -> Result<FoldEcrtKey, KeyFitError> {
     let key_bits = key.public().n().bits() as usize;
     if key_bits != config.key_bits {

@@ -7,6 +7,7 @@ use crate::config::{AcceleratorConfig, ConfigError, ExponentSchedule};
 use crate::host::decryption_key_loads;
 use crate::interface::{self as itf, FrameError, FrameLayout};
 use ecrt_golden::hw::FoldEcrtKey;
+use zeroize::Zeroize;
 
 /// One AXI4-Lite register access at a byte offset.
 pub trait RegisterBus {
@@ -157,9 +158,13 @@ pub fn load_key<B: RegisterBus>(
         return Err(SessionError::Busy);
     }
     write(bus, itf::REG_ERRORS, itf::ERROR_KEY_LOAD_REFUSED)?;
-    for (offset, value) in itf::key_load_writes(&decryption_key_loads(key, window_bits), key_id) {
-        write(bus, offset, value)?;
-    }
+    let mut loads = decryption_key_loads(key, window_bits);
+    let mut writes = itf::key_load_writes(&loads, key_id);
+    let written = writes.iter().try_for_each(|&(offset, value)| write(bus, offset, value));
+    // The loads are the key's limbs: wiped, written or not.
+    loads.iter_mut().for_each(|(_, _, data)| data.zeroize());
+    writes.iter_mut().for_each(|(_, value)| value.zeroize());
+    written?;
     let status = read(bus, itf::REG_STATUS)?;
     let errors = read(bus, itf::REG_ERRORS)?;
     let committed = read(bus, itf::REG_KEY_ID)? & 0xFF;
