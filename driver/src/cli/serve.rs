@@ -4,7 +4,7 @@ use crate::cli::rtl::{ScheduleArgs, TopArgs};
 use crate::cli::BackendKind;
 use anyhow::{bail, ensure, Context};
 use ecrt_driver::api::{timeout_from_seconds, BackendSpec, MAX_QUEUE_DEPTH};
-use ecrt_driver::key_file::read_private_key_file;
+use ecrt_driver::key_file::{read_private_key_file, read_small_file};
 use ecrt_driver::service::access::{check_key_file_private, group_id, Access};
 use ecrt_driver::service::device::{Device, DevicePacing};
 use ecrt_driver::service::{ClientLimits, MetricsEndpoint, Service, ServiceConfig, ServiceKey};
@@ -145,8 +145,10 @@ struct FileKey {
     allow_gids: Vec<u32>,
 }
 
+/// The configuration file, read with a key file's limits (a small regular file, never waited
+/// on, wiped when dropped): a key file given as `--config` by mistake must not be waited on.
 fn read_config(path: &Path) -> anyhow::Result<FileConfig> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = read_small_file(path, "a configuration file")?;
     let mut config: FileConfig =
         toml::from_str(&text).with_context(|| format!("{} is not a valid configuration", path.display()))?;
     // Relative paths in the file are relative to the file.

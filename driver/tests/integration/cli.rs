@@ -448,6 +448,30 @@ fn key_files_and_key_sizes_are_bounded() {
     }
 }
 
+/// `ecrt serve --config` reads its file as a key file is read: a device, a FIFO with no writer or
+/// an oversized file is refused at once, never read to exhaustion or waited on.
+#[test]
+fn serve_configurations_are_bounded_like_key_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.toml");
+    let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let big = write(dir.path(), "big.toml", &format!("# {}\n", "x".repeat(2 << 20)));
+    let socket = dir.path().join("s.sock");
+    for (path, expected) in [
+        ("/dev/zero", "/dev/zero is a character device, not a configuration file"),
+        (fifo.to_str().unwrap(), "is a FIFO, not a configuration file"),
+        (&big, "is larger than 1024 KiB: not a configuration file"),
+    ] {
+        let out = ecrt_within(&["serve", "--config", path, "--socket", socket.to_str().unwrap()], b"", SECONDS_10);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected), "{path}: {stderr}");
+    }
+    assert!(!socket.exists());
+}
+
 /// An over-long line is that line's error (its bytes are skipped, never held) and the lines after
 /// it are still answered; --out cannot be --in, which it would truncate before reading.
 #[test]
