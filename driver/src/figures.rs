@@ -97,7 +97,10 @@ impl Kind {
     }
 
     fn from_name(name: &str) -> anyhow::Result<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == name).with_context(|| format!("unknown record kind {name:?}"))
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.name() == name)
+            .with_context(|| format!("unknown record kind `{}`", crate::redact::redacted(name)))
     }
 
     /// The kind of a report as a tool wrote it.
@@ -289,8 +292,8 @@ pub fn load(dir: &Path) -> anyhow::Result<Vec<Record>> {
     for (i, r) in records.iter().enumerate() {
         anyhow::ensure!(
             r.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
-            "record name {:?}: use letters, digits, '-' and '_' (it becomes an anchor)",
-            r.name
+            "record name `{}`: use letters, digits, '-' and '_' (it becomes an anchor)",
+            crate::redact::redacted(&r.name)
         );
         anyhow::ensure!(records[..i].iter().all(|s| s.name != r.name), "two records are named {:?}", r.name);
     }

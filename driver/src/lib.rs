@@ -26,6 +26,7 @@ pub mod figures;
 pub mod item;
 pub mod jsonl;
 pub mod key_file;
+pub mod redact;
 pub mod service;
 #[cfg(feature = "sim")]
 pub mod sim;

@@ -6,6 +6,7 @@ use anyhow::Context;
 use ecrt_driver::batch::{parallel_map_on, progress_bar};
 use ecrt_driver::cpu::{encrypt, Scratch};
 use ecrt_driver::jsonl::{LineError, LineReader, MAX_LINE_BYTES};
+use ecrt_driver::redact::redacted;
 use ecrt_golden::encoding::{decrease_exponent_to, encode_float, encode_int, max_int, Encoded};
 use ecrt_golden::phe_format::{format_ciphertext, PheCiphertext};
 use num_bigint::{BigInt, BigUint};
@@ -44,7 +45,8 @@ const PHEUTIL_EXPONENT: i64 = -32;
 /// Input lines encrypted per round of the worker threads: what an input holds in memory at once.
 const CHUNK_LINES: usize = 256;
 
-/// A number as the user wrote it: integers stay exact, anything else is a float.
+/// A number as the user wrote it: integers stay exact, anything else is a float. Errors quote a
+/// short prefix of the text at most: a private key file given as `--in` is one line holding p and q.
 pub(crate) fn encode_text(n: &BigUint, text: &str, exponent: Option<i64>) -> anyhow::Result<Encoded> {
     let text = text.trim();
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
@@ -56,14 +58,14 @@ pub(crate) fn encode_text(n: &BigUint, text: &str, exponent: Option<i64>) -> any
             if text.is_empty() {
                 "empty value".to_string()
             } else {
-                format!("`{text}` is not a finite number")
+                format!("`{}` is not a finite number", redacted(text))
             }
         })?;
         (encode_float(n, value)?, Some(PHEUTIL_EXPONENT))
     };
     match exponent.or(default_target) {
         Some(target) if encoded.exponent > target => lower_exponent(n, &encoded, target)
-            .with_context(|| format!("`{text}` does not fit under this key at exponent {target}")),
+            .with_context(|| format!("`{}` does not fit under this key at exponent {target}", redacted(text))),
         _ => Ok(encoded),
     }
 }

@@ -5,6 +5,7 @@ use crate::cli::BackendKind;
 use anyhow::{bail, ensure, Context};
 use ecrt_driver::api::{timeout_from_seconds, BackendSpec, MAX_QUEUE_DEPTH};
 use ecrt_driver::key_file::{read_private_key_file, read_small_file};
+use ecrt_driver::redact::redacted;
 use ecrt_driver::service::access::{check_key_file_private, group_id, Access};
 use ecrt_driver::service::device::{Device, DevicePacing};
 use ecrt_driver::service::{ClientLimits, MetricsEndpoint, Service, ServiceConfig, ServiceKey};
@@ -145,12 +146,65 @@ struct FileKey {
     allow_gids: Vec<u32>,
 }
 
+/// The settings a configuration file may hold (top level and `[[key]]`): an error about the file
+/// quotes these names in full, and any other text of the file as a short prefix at most.
+const SETTING_NAMES: &[&str] = &[
+    "socket",
+    "socket_mode",
+    "socket_group",
+    "backend",
+    "devices",
+    "threads",
+    "queue_depth",
+    "client_queue",
+    "max_clients",
+    "max_clients_per_uid",
+    "handshake_timeout",
+    "idle_timeout",
+    "frame_timeout",
+    "write_timeout",
+    "status_allow_uids",
+    "key_switch_wait_ms",
+    "timeout",
+    "retry_after",
+    "metrics",
+    "key",
+    "file",
+    "allow_uids",
+    "allow_gids",
+];
+
 /// The configuration file, read with a key file's limits (a small regular file, never waited
-/// on, wiped when dropped): a key file given as `--config` by mistake must not be waited on.
+/// on, wiped when dropped): a key file given as `--config` by mistake must be neither waited on
+/// nor quoted in an error.
 fn read_config(path: &Path) -> anyhow::Result<FileConfig> {
     let text = read_small_file(path, "a configuration file")?;
-    let mut config: FileConfig =
-        toml::from_str(&text).with_context(|| format!("{} is not a valid configuration", path.display()))?;
+    // A TOML document cannot start with `{`; a JWK does.
+    ensure!(
+        !text.trim_start().starts_with('{'),
+        "{} is JSON, not a TOML configuration: is it a key file? (keys go in [[key]] tables, or --key)",
+        path.display()
+    );
+    let mut config: FileConfig = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{} is not a valid configuration: {}", path.display(), toml_error(&text, &e)))?;
+    // Checked here rather than with the flags: an error quotes a value of the file redacted.
+    if let Some(backend) = config.backend.as_deref().filter(|b| !["cpu", "sim", "xdma"].contains(b)) {
+        bail!("{}: backend must be cpu, sim or xdma, not `{}`", path.display(), redacted(backend));
+    }
+    if let Some(mode) = config.socket_mode.as_deref().filter(|m| parse_mode(m).is_err()) {
+        bail!(
+            "{}: socket_mode must be octal, 0600 to 0777 with the owner's bits (0600), not `{}`",
+            path.display(),
+            redacted(mode)
+        );
+    }
+    if let Some(metrics) = config.metrics.as_deref().filter(|m| m.parse::<MetricsEndpoint>().is_err()) {
+        bail!(
+            "{}: metrics is HOST:PORT (e.g. 127.0.0.1:9464) or unix:PATH, not `{}`",
+            path.display(),
+            redacted(metrics)
+        );
+    }
     // Relative paths in the file are relative to the file.
     let base = path.parent().unwrap_or(Path::new("."));
     for key in &mut config.keys {
@@ -158,6 +212,39 @@ fn read_config(path: &Path) -> anyhow::Result<FileConfig> {
     }
     config.socket = config.socket.map(|s| base.join(s));
     Ok(config)
+}
+
+/// A TOML error as the message and the position only: the `toml` crate's own text quotes the
+/// offending line. Whatever the message quotes (a key, a value) is redacted, except the names of
+/// the settings.
+fn toml_error(text: &str, error: &toml::de::Error) -> String {
+    let mut message = String::new();
+    let mut rest = error.message();
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = rest[open..].chars().next().expect("found");
+        message.push_str(&rest[..=open]);
+        let quoted = &rest[open + 1..];
+        // serde quotes strings with Rust's escapes: \" does not close them.
+        let close = quoted.char_indices().find(|&(i, c)| c == quote && (quote == '`' || !quoted[..i].ends_with('\\')));
+        let Some((close, _)) = close else {
+            message.push_str(&redacted(quoted));
+            rest = "";
+            break;
+        };
+        let inner = &quoted[..close];
+        message.push_str(&if SETTING_NAMES.contains(&inner) { inner.to_string() } else { redacted(inner) });
+        message.push(quote);
+        rest = &quoted[close + 1..];
+    }
+    message.push_str(rest);
+    if let Some(span) = error.span() {
+        let start = (0..=span.start.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        let before = &text[..start];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        message.push_str(&format!(" (line {line}, column {column})"));
+    }
+    message
 }
 
 fn parse_mode(text: &str) -> anyhow::Result<u32> {
@@ -318,5 +405,34 @@ mod tests {
         assert_eq!(config.keys.len(), 2);
         assert!(config.keys.iter().any(|k| !k.allow_gids.is_empty()));
         assert!(toml::from_str::<FileConfig>("sockets = 1").is_err(), "unknown settings are refused");
+    }
+
+    #[test]
+    fn configuration_errors_name_the_settings_and_quote_the_file_redacted() {
+        let error = |text: &str| toml_error(text, &toml::from_str::<FileConfig>(text).err().unwrap());
+        // The settings are named in full in the list an unknown one gets.
+        let message = error("sockets = 1");
+        assert!(message.starts_with("unknown field `sockets`, expected one of `socket`, "), "{message}");
+        assert!(!message.contains('…'), "a setting's name is cut short: {message}");
+        let message = error("[[key]]\nfiles = 1");
+        assert!(message.contains("expected one of `file`, `allow_uids`, `allow_gids`"), "{message}");
+        let secret = "sYbBdlQe6tiB-etEJ2SGVvHsuzbl2eGxIRb2lMihBr6SAP6xqrgsR2jsxEnTJHF65Do_ax27TPXadgwz6lFEqQ";
+        for (text, expected) in [
+            (format!("{secret} = 1"), "unknown field `sYbBdlQe6t…`, expected one of `socket`, "),
+            (
+                format!("x = 1\nthreads = \"{secret}\""),
+                "invalid type: string \"sYbBdlQe6t…\", expected usize (line 2, column 11)",
+            ),
+            (format!("threads = \"a\\\"{secret}\""), "invalid type: string \"a\\\"sYbBdlQ…\""),
+            (format!("socket = \"{secret}"), "invalid basic string, expected `\"` (line 1, column 97)"),
+            (
+                format!("[[key]]\nfile = \"k\"\nallow_uids = [\"{secret}\"]"),
+                "string \"sYbBdlQe6t…\", expected u32 (line 3, column 15)",
+            ),
+        ] {
+            let message = error(&text);
+            assert!(message.contains(expected), "{message}");
+            assert!(!message.contains(&secret[..11]), "{message}");
+        }
     }
 }

@@ -1,8 +1,12 @@
-//! A private key's secrets stay secret: once `ecrt serve` has loaded a key, its memory holds
-//! nothing of the key file's text (even to root, who can read it). Every wait is bounded.
+//! A private key's secrets stay secret: a key file given by mistake to any option that reads a
+//! file is never quoted, and once `ecrt serve` has loaded a key, its memory holds nothing of the
+//! key file's text (even to root, who can read it). Every wait is bounded.
 
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 use ecrt_driver::service::ServiceClient;
 use ecrt_golden::PrivateKey;
+use num_bigint::BigUint;
 use serde_json::Value;
 use std::io::Read;
 use std::os::unix::fs::{FileExt, PermissionsExt};
@@ -12,6 +16,10 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const ECRT: &str = env!("CARGO_BIN_EXE_ecrt");
+/// The longest run of a secret's characters that output may hold by chance: an error may quote
+/// ten characters of an input, and sixteen digits of a secret in a row is beyond chance.
+const WINDOW: usize = 16;
+
 /// The phe fixture's private key: its JWK text and the key.
 fn fixture_key() -> (String, PrivateKey) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/vectors/phe-1024.json");
@@ -19,6 +27,58 @@ fn fixture_key() -> (String, PrivateKey) {
     let jwk = file["private_key"].to_string();
     let key = ecrt_golden::phe_format::read_private_key(&jwk).unwrap();
     (jwk, key)
+}
+
+/// Every secret of `key` (name, form, text): decimal, hex in both cases and base64url of the
+/// big-endian bytes, as pheutil's JWK holds p and q.
+fn secret_texts(key: &PrivateKey) -> Vec<(&'static str, &'static str, String)> {
+    let secrets: [(&str, &BigUint); 11] = [
+        ("p", key.p()),
+        ("q", key.q()),
+        ("λ", key.lambda()),
+        ("μ", key.mu()),
+        ("h_p", key.h_p()),
+        ("h_q", key.h_q()),
+        ("p^-1 mod q", key.p_inv_q()),
+        ("t_p", key.t_p()),
+        ("t_q", key.t_q()),
+        ("p²", key.p_squared()),
+        ("q²", key.q_squared()),
+    ];
+    let mut texts = Vec::new();
+    for (name, value) in secrets {
+        texts.push((name, "decimal", value.to_string()));
+        texts.push((name, "hex", value.to_str_radix(16)));
+        texts.push((name, "HEX", value.to_str_radix(16).to_uppercase()));
+        texts.push((name, "base64url", URL_SAFE_NO_PAD.encode(value.to_bytes_be())));
+    }
+    texts
+}
+
+/// Fails if `output` holds [`WINDOW`] characters in a row of any secret's text.
+fn assert_quotes_no_secret(what: &str, output: &[u8], secrets: &[(&str, &str, String)]) {
+    let output = String::from_utf8_lossy(output);
+    for (name, form, text) in secrets {
+        for start in 0..=text.len().saturating_sub(WINDOW) {
+            let window = &text[start..(start + WINDOW).min(text.len())];
+            if let Some(at) = output.find(window) {
+                panic!("{what} prints {WINDOW} characters of {name} in {form} at byte {at}");
+            }
+        }
+    }
+}
+
+/// `ecrt ARGS`, given `limit` to exit by itself before SIGTERM (then 10 s more before SIGKILL).
+fn ecrt_for(args: &[&str], limit: Duration) -> Output {
+    let child = Command::new(ECRT)
+        .args(args)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    finish(child, limit)
 }
 
 /// The output of `child`, stopped with SIGTERM after `limit` (and killed 10 s later).
@@ -118,7 +178,101 @@ impl Drop for Serve {
     }
 }
 
-/// Whether the test runs as root; the test below needs it, and say so when skipped.
+/// A private key file given by mistake to each command's every option that reads a file (and
+/// to the options that name a socket or a device, and keygen's outputs): whatever the command
+/// says, on stdout or stderr, holds no sixteen characters in a row of any secret of the key, in
+/// decimal, hex or base64url, and it never panics. So does a configuration file quoting p.
+#[test]
+fn a_private_key_file_given_by_mistake_is_never_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (jwk, key) = fixture_key();
+    let secrets = secret_texts(&key);
+    let key_file = write(dir.path(), "key.jwk", &jwk, 0o600);
+    let public = ecrt_golden::phe_format::write_public_key(key.public(), "test");
+    let public_file = write(dir.path(), "key.pub.jwk", &public, 0o644);
+    let c = ecrt_golden::paillier::encrypt(key.public(), &BigUint::from(7u32), &mut rand::thread_rng()).unwrap();
+    let lines = write(dir.path(), "cts.txt", &format!("{c}\n"), 0o644);
+    let socket = dir.path().join("s.sock");
+    let p_b64 = URL_SAFE_NO_PAD.encode(key.p().to_bytes_be());
+    let mut configs = Vec::new();
+    for (i, line) in [
+        format!("{p_b64} = 1"),
+        format!("backend = \"{p_b64}\""),
+        format!("socket_mode = \"{p_b64}\""),
+        format!("threads = \"{p_b64}\""),
+        format!("metrics = \"{p_b64}\""),
+        format!("socket = \"{p_b64}"),
+        format!("[[key]]\nfile = \"key.jwk\"\nallow_uids = [\"{p_b64}\"]"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        configs.push(write(dir.path(), &format!("quoting-p-{i}.toml"), line, 0o600));
+    }
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let (k, pk, l, s) = (path(&key_file), path(&public_file), path(&lines), path(&socket));
+    let (k, pk, l, s) = (k.as_str(), pk.as_str(), l.as_str(), s.as_str());
+    let new = path(&dir.path().join("new.jwk"));
+    let mut runs: Vec<(Vec<&str>, bool)> = vec![
+        (vec!["encrypt", "--key", pk, "--in", k], false),
+        (vec!["encrypt", "--key", k, "--in", k], false),
+        (vec!["encrypt", "--key", k, "--", "1"], true),
+        (vec!["decrypt", "--key", k, "--in", k], false),
+        (vec!["decrypt", "--key", k, "--in", l, "--verify"], true),
+        (vec!["decrypt", "--key", pk, "--in", l], false),
+        (vec!["decrypt", "--key", k, "--backend", "xdma", "--device", k, "--in", l], false),
+        (vec!["decrypt", "--service", k, "--public-key", k, "--in", l], false),
+        (vec!["status", "--service", k], false),
+        (vec!["serve", "--config", k], false),
+        (vec!["serve", "--config", k, "--key", k, "--socket", s], false),
+        (vec!["serve", "--key", pk, "--socket", s], false),
+        (vec!["serve", "--key", k, "--socket", k], false),
+        (vec!["keygen", "--bits", "512", "--out", k], false),
+        (vec!["keygen", "--bits", "512", "--out", &new, "--public-out", k], false),
+        (vec!["bench", "--key-bits", "512", "--count", "1", "--rounds", "1", "--phe-python", k], false),
+    ];
+    let configs: Vec<String> = configs.iter().map(|c| path(c)).collect();
+    for config in &configs {
+        runs.push((vec!["serve", "--config", config, "--socket", s], false));
+    }
+    for (args, succeeds) in &runs {
+        let what = format!("`ecrt {}`", args.join(" "));
+        let out = ecrt_for(args, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{what} panicked");
+        assert_eq!(out.status.success(), *succeeds, "{what}: {}", out.status);
+        assert_quotes_no_secret(&what, &out.stdout, &secrets);
+        assert_quotes_no_secret(&what, &out.stderr, &secrets);
+    }
+    assert_eq!(std::fs::read_to_string(&key_file).unwrap(), jwk, "the key file is untouched");
+
+    // The service with the key, as meant, and more of it by mistake: on the device option, and to
+    // its clients as ciphertexts.
+    let xdma =
+        ecrt_for(&["serve", "--key", k, "--socket", s, "--backend", "xdma", "--device", k], Duration::from_secs(3));
+    assert_quotes_no_secret("`ecrt serve --backend xdma --device KEY`", &xdma.stderr, &secrets);
+    let serve = Serve::start(Path::new(ECRT), dir.path(), &key_file, None);
+    let sock = path(&serve.socket);
+    let sock = sock.as_str();
+    for (args, succeeds) in [
+        (vec!["decrypt", "--service", sock, "--public-key", k, "--in", k], false),
+        (vec!["decrypt", "--service", sock, "--public-key", k, "--in", l], true),
+        (vec!["status", "--service", sock], true),
+        (vec!["status", "--service", sock, "--json"], true),
+        (vec!["status", "--service", sock, "--prometheus"], true),
+    ] {
+        let what = format!("`ecrt {}`", args.join(" "));
+        let out = ecrt_for(&args, Duration::from_secs(60));
+        assert_eq!(out.status.success(), succeeds, "{what}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_quotes_no_secret(&what, &out.stdout, &secrets);
+        assert_quotes_no_secret(&what, &out.stderr, &secrets);
+    }
+    let out = serve.stop();
+    assert!(out.status.success(), "ecrt serve: {}", out.status);
+    assert_quotes_no_secret("`ecrt serve --key KEY`", &out.stderr, &secrets);
+}
+
+/// Whether the test runs as root; the tests below need it, and say so when skipped.
 fn is_root(test: &str) -> bool {
     // SAFETY: geteuid has no memory effects.
     let root = unsafe { libc::geteuid() } == 0;
