@@ -8,6 +8,7 @@ use ecrt_driver::key_file::{read_private_key_file, read_small_file};
 use ecrt_driver::redact::redacted;
 use ecrt_driver::service::access::{check_key_file_private, group_id, Access};
 use ecrt_driver::service::device::{Device, DevicePacing};
+use ecrt_driver::service::hardening;
 use ecrt_driver::service::{ClientLimits, MetricsEndpoint, Service, ServiceConfig, ServiceKey};
 use serde::Deserialize;
 use signal_hook::consts::{SIGINT, SIGTERM};
@@ -266,6 +267,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
+    // Before any key is read: no core dump or ptrace, and no page of a key in swap.
+    hardening::forbid_dumps()?;
+    match hardening::lock_memory() {
+        Ok(()) => tracing::info!("memory locked in RAM"),
+        Err(why) => tracing::warn!(
+            "memory is not locked ({why}): keys may reach swap; LimitMEMLOCK=infinity in deploy/ecrt.service allows it"
+        ),
+    }
     let file = match &args.config {
         Some(path) => read_config(path)?,
         None => FileConfig::default(),

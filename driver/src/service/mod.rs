@@ -11,11 +11,13 @@
 //! - [`limits`]: what one client may hold: connections and deadlines;
 //! - [`socket`]: listening sockets created with their final mode, removed only by their creator;
 //! - [`metrics_http`]: the metrics over HTTP, on TCP or a Unix socket;
+//! - [`hardening`]: no core dumps or ptrace, memory locked in RAM;
 //! - [`client`]: [`client::ServiceClient`], and the engine behind `BackendSpec::Service`.
 
 pub mod access;
 pub mod client;
 pub mod device;
+pub mod hardening;
 pub mod limits;
 pub mod metrics_http;
 pub mod protocol;

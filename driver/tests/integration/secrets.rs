@@ -1,6 +1,6 @@
 //! A private key's secrets stay secret: a key file given by mistake to any option that reads a
-//! file is never quoted, and once `ecrt serve` has loaded a key, its memory holds nothing of the
-//! key file's text (even to root, who can read it). Every wait is bounded.
+//! file is never quoted, and `ecrt serve` can be read neither by its own user nor, once the key is
+//! loaded, for the key file's text (even by root, who can read its memory). Every wait is bounded.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -16,6 +16,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const ECRT: &str = env!("CARGO_BIN_EXE_ecrt");
+/// The unprivileged user the service runs as, where the test is root.
+const NOBODY: u32 = 65534;
 /// The longest run of a secret's characters that output may hold by chance: an error may quote
 /// ten characters of an input, and sixteen digits of a secret in a row is beyond chance.
 const WINDOW: usize = 16;
@@ -282,11 +284,41 @@ fn is_root(test: &str) -> bool {
     root
 }
 
-/// Once `ecrt serve` listens, nothing of its memory holds the key file's text (the base64url of
-/// p and q) or p, q, λ or μ as text (root reads it through /proc/PID/mem).
+/// `ecrt serve` run by an unprivileged user: another process of that user can read neither its
+/// memory nor its environment (PR_SET_DUMPABLE 0), though it can read its own.
 #[test]
-fn the_services_memory_holds_no_key_text() {
-    if !is_root("the_services_memory_holds_no_key_text") {
+fn the_service_cannot_be_read_by_its_own_user() {
+    if !is_root("the_service_cannot_be_read_by_its_own_user") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let chown = |path: &Path| std::os::unix::fs::chown(path, Some(NOBODY), Some(NOBODY)).unwrap();
+    chown(dir.path());
+    let exe = dir.path().join("ecrt");
+    std::fs::copy(ECRT, &exe).unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let key_file = write(dir.path(), "key.jwk", &fixture_key().0, 0o600);
+    chown(&key_file);
+    let mut serve = Serve::start(&exe, dir.path(), &key_file, Some(NOBODY));
+    let read_as_nobody =
+        |path: String| Command::new("cat").arg(path).uid(NOBODY).gid(NOBODY).stdin(Stdio::null()).output().unwrap();
+    let own = read_as_nobody("/proc/self/environ".into());
+    assert!(own.status.success(), "{}", String::from_utf8_lossy(&own.stderr));
+    for file in ["environ", "mem"] {
+        let out = read_as_nobody(format!("/proc/{}/{file}", serve.pid()));
+        assert!(!out.status.success(), "the service's user can read its /proc/PID/{file}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("Permission denied"), "/proc/PID/{file}: {stderr}");
+    }
+    assert!(serve.stop().status.success());
+}
+
+/// Once `ecrt serve` listens, nothing of its memory holds the key file's text (the base64url of
+/// p and q) or p, q, λ or μ as text (root reads it through /proc/PID/mem), and its memory is
+/// locked (root may lock without limit, unless a container took CAP_IPC_LOCK away).
+#[test]
+fn the_services_memory_holds_no_key_text_and_is_locked() {
+    if !is_root("the_services_memory_holds_no_key_text_and_is_locked") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -331,5 +363,27 @@ fn the_services_memory_holds_no_key_text() {
     }
     assert!(scanned > 1 << 20, "read only {scanned} bytes of the service's memory");
     assert!(found.is_empty(), "the service's memory holds key text: {found:#?}");
-    assert!(serve.stop().status.success());
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let locked = status.lines().find_map(|l| l.strip_prefix("VmLck:")).unwrap().trim().trim_end_matches(" kB");
+    let locked: u64 = locked.trim().parse().unwrap();
+    let out = serve.stop();
+    assert!(out.status.success());
+    let log = String::from_utf8_lossy(&out.stderr);
+    // Root in a container may lack CAP_IPC_LOCK: then the service says why it is not locked.
+    if may_lock_without_limit() {
+        assert!(locked > 0 && log.contains("memory locked"), "not locked: VmLck {locked} kB; {log}");
+    } else {
+        assert!(locked == 0 && log.contains("memory is not locked (RLIMIT_MEMLOCK is"), "VmLck {locked} kB; {log}");
+    }
+}
+
+/// Whether this process (and so a service it starts) may lock memory without limit.
+fn may_lock_without_limit() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let effective = status.lines().find_map(|l| l.strip_prefix("CapEff:")).unwrap();
+    let cap_ipc_lock = u64::from_str_radix(effective.trim(), 16).unwrap() & (1 << 14) != 0;
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given.
+    assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut limit) }, 0);
+    cap_ipc_lock || limit.rlim_cur == libc::RLIM_INFINITY
 }
