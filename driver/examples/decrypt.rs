@@ -23,7 +23,7 @@ fn main() -> anyhow::Result<()> {
     let key = read_private_key(&std::fs::read_to_string(key_file)?)?;
     let spec = match backend {
         "sim" => BackendSpec::Sim {
-            config: ecrt_driver::sim::config_for_key(&key, &AcceleratorConfig::default()),
+            config: ecrt_driver::backends::sim::config_for_key(&key, &AcceleratorConfig::default()),
             build: BuildOptions::default(),
             progress: true,
         },

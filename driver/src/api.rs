@@ -125,14 +125,14 @@ impl Decryptor {
     pub fn open(spec: &BackendSpec, key: &PrivateKey, options: Options) -> anyhow::Result<Self> {
         options.check()?;
         let engine = match spec {
-            BackendSpec::Cpu { threads } => Engine::batched(crate::backend::CpuBackend::new(key, *threads)?, 64)
+            BackendSpec::Cpu { threads } => Engine::batched(crate::backends::cpu::CpuBackend::new(key, *threads)?, 64)
                 .context("cannot start the CPU backend's thread")?,
             #[cfg(feature = "sim")]
             BackendSpec::Sim { config, build, progress } => {
-                let sim = crate::sim::SimBackend::new(key, config, build, *progress, false)?;
+                let sim = crate::backends::sim::SimBackend::new(key, config, build, *progress, false)?;
                 Engine::batched(sim, 4096).context("cannot start the simulator's thread")?
             }
-            BackendSpec::Xdma { device } => crate::xdma::open(device, key)?,
+            BackendSpec::Xdma { device } => crate::backends::xdma::open(device, key)?,
             BackendSpec::Service { socket } => return Decryptor::connect(socket, key.public(), options),
         };
         Decryptor::with_engine(engine, key.public().clone(), options)
@@ -143,7 +143,8 @@ impl Decryptor {
     /// service's credit for this client.
     pub fn connect(socket: &std::path::Path, public: &PublicKey, mut options: Options) -> anyhow::Result<Self> {
         options.check()?;
-        let (engine, credit) = crate::service::ServiceClient::connect_within(socket, options.timeout)?.open(public)?;
+        let (engine, credit) =
+            crate::backends::service::ServiceClient::connect_within(socket, options.timeout)?.open(public)?;
         options.queue_depth = options.queue_depth.min(credit.max(1) as usize);
         Decryptor::with_engine(engine, public.clone(), options)
     }
@@ -178,10 +179,10 @@ impl Decryptor {
         self.engine.description()
     }
 
-    /// For the XDMA backend, what opening found an earlier process had left on the card (results
-    /// it never read, dropped); `None` for the others.
-    pub fn takeover(&self) -> Option<&crate::xdma::takeover::Takeover> {
-        self.engine.takeover()
+    /// What opening the backend found and had to do first (for a card, what an earlier process
+    /// had left on it).
+    pub fn open_report(&self) -> &crate::engine::OpenReport {
+        self.engine.open_report()
     }
 
     /// Submits one ciphertext and returns its ticket. Blocks while `queue_depth` items are in
@@ -396,7 +397,7 @@ impl Decryptor {
 /// of the host's work for one decryption, and a c sharing a factor with n would reveal the key to
 /// whoever made it anyway. (`ecrt_golden::paillier::check_ciphertext` checks it, for callers that
 /// want it; `ecrt decrypt` does.)
-pub(crate) fn check_range(public: &PublicKey, c: &BigUint) -> Result<(), String> {
+pub fn check_range(public: &PublicKey, c: &BigUint) -> Result<(), String> {
     if c.bits() == 0 || c >= public.n_squared() {
         let bits = public.n_squared().bits();
         return Err(format!("a ciphertext is an integer 0 < c < n² ({bits} bits), this one has {} bits", c.bits()));

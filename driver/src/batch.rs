@@ -20,6 +20,19 @@ pub fn progress_bar(len: usize, label: &str) -> ProgressBar {
     bar
 }
 
+/// Worker threads: the requested count, or one per available core.
+pub fn thread_count(requested: Option<usize>) -> usize {
+    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
+/// A spinner on stderr for work of unknown length, drawn only on a terminal.
+pub fn progress_spinner(message: &str) -> indicatif::ProgressBar {
+    let spinner = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    spinner.set_message(message.to_string());
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    spinner
+}
+
 /// Maps `work` over `items` on `threads` threads, each with its own state from `init`; the results
 /// come back in the order of the items. `init` failing on a thread fails the whole batch.
 pub fn parallel_map<T, S, R, E>(

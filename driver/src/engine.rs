@@ -3,9 +3,8 @@
 //! events come out of a channel, both in batches so that a thread is woken once per batch rather
 //! than once per item. The decryptor keeps the order, the bounds and the timeouts.
 
-use crate::backend::Backend;
+use crate::backends::Backend;
 use crate::item::ItemError;
-use crate::xdma::takeover::Takeover;
 use num_bigint::BigUint;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -120,8 +119,18 @@ pub struct Engine {
     on_stop: Option<StopHook>,
     /// How long `shutdown` waits for a thread that may be blocked in a device call.
     join_grace: Duration,
-    /// What opening a card found an earlier process had left (the XDMA backend).
-    takeover: Option<Takeover>,
+    /// What opening the backend found and had to do first.
+    opened: OpenReport,
+}
+
+/// What opening a backend found and had to do before it could decrypt, whatever the backend.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenReport {
+    /// Results an earlier host left unread on the device, read and dropped (a card taken over
+    /// from a process that died mid-batch).
+    pub dropped_results: usize,
+    /// What the caller may want to tell its user, in words, when there is anything to tell.
+    pub notice: Option<String>,
 }
 
 impl Engine {
@@ -143,13 +152,13 @@ impl Engine {
             threads,
             on_stop,
             join_grace: Duration::from_millis(500),
-            takeover: None,
+            opened: OpenReport::default(),
         }
     }
 
-    /// Records what taking the card over found.
-    pub fn with_takeover(mut self, takeover: Takeover) -> Self {
-        self.takeover = Some(takeover);
+    /// Records what opening the backend found.
+    pub fn with_open_report(mut self, opened: OpenReport) -> Self {
+        self.opened = opened;
         self
     }
 
@@ -166,9 +175,9 @@ impl Engine {
         }
     }
 
-    /// What taking the card over found, for a backend that takes one over (XDMA).
-    pub fn takeover(&self) -> Option<&Takeover> {
-        self.takeover.as_ref()
+    /// What opening the backend found and had to do first.
+    pub fn open_report(&self) -> &OpenReport {
+        &self.opened
     }
 
     /// A [`Backend`] on a worker thread that decrypts whatever has queued up, about `chunk`

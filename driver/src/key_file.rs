@@ -2,7 +2,7 @@
 //! regular files, never waited on), and keys of a supported size, checked before any primality
 //! test or exponentiation. The command and the Python package open keys through here.
 
-use crate::xdma::nodes::file_kind;
+use crate::files::file_kind;
 use anyhow::{ensure, Context};
 use ecrt_golden::phe_format::{read_private_key_tested, read_public_key, KeyFileError};
 use ecrt_golden::{PrivateKey, PublicKey};

@@ -6,6 +6,7 @@
 //! exception class the package raises for it. Messages never show p, q or λ.
 
 use ecrt_driver::api::{timeout_from_seconds, BackendSpec, Decryptor, ItemError, Options};
+use ecrt_driver::backends::BackendKind;
 use ecrt_driver::key_file::{check_key_size, private_key_from_primes, read_private_key_file, read_public_key_file};
 use ecrt_golden::encoding::{decode, DecodeError, Encoded, Value};
 use ecrt_golden::{PrivateKey, PublicKey};
@@ -214,23 +215,23 @@ fn backend_spec(
         return Err(PyValueError::new_err("threads must be at least 1"));
     }
     let all_threads = || std::thread::available_parallelism().map_or(1, |n| n.get());
-    Ok(match backend {
-        "cpu" => BackendSpec::Cpu { threads: threads.unwrap_or_else(all_threads) },
-        "xdma" => BackendSpec::Xdma { device: device.unwrap_or_else(|| PathBuf::from("/dev/xdma0")) },
+    let kind: BackendKind = backend.parse().map_err(PyValueError::new_err)?;
+    Ok(match kind {
+        BackendKind::Cpu => BackendSpec::Cpu { threads: threads.unwrap_or_else(all_threads) },
+        BackendKind::Xdma => BackendSpec::Xdma { device: device.unwrap_or_else(|| PathBuf::from("/dev/xdma0")) },
         #[cfg(feature = "sim")]
-        "sim" => {
+        BackendKind::Sim => {
             let defaults = ecrt_contract::config::AcceleratorConfig::default();
             let base = ecrt_contract::config::AcceleratorConfig { cores: cores.unwrap_or(defaults.cores), ..defaults };
-            let config = ecrt_driver::sim::config_for_key(key, &base);
+            let config = ecrt_driver::backends::sim::config_for_key(key, &base);
             BackendSpec::Sim { config, build: ecrt_sim::BuildOptions::default(), progress: false }
         }
-        other => {
+        #[cfg(not(feature = "sim"))]
+        BackendKind::Sim => {
             let _ = (key, cores);
-            return Err(PyValueError::new_err(format!(
-                "backend must be \"cpu\", \"sim\", \"xdma\" or \"service\", not {other:?}{}",
-                if other == "sim" { " (this build has no sim backend)" } else { "" }
-            )));
+            return Err(PyValueError::new_err("this build of ecrt has no sim backend"));
         }
+        BackendKind::Service => return Err(PyValueError::new_err("the service backend needs socket=")),
     })
 }
 

@@ -4,9 +4,9 @@
 //! bound; the case counts keep the run to seconds.
 
 use ecrt_contract::interface::{self as itf, ResultFrame};
+use ecrt_driver::backends::xdma::nodes::Registers;
+use ecrt_driver::backends::xdma::probe::DeviceInfo;
 use ecrt_driver::jsonl::{parse_line, LineError, LineReader};
-use ecrt_driver::xdma::nodes::Registers;
-use ecrt_driver::xdma::probe::DeviceInfo;
 use ecrt_golden::encoding::{decode, Encoded};
 use ecrt_golden::phe_format::{read_private_key, read_public_key};
 use ecrt_golden::{PrivateKey, PublicKey};

@@ -1,0 +1,190 @@
+//! `ecrt demo`: the whole path on one machine. A key and a batch of encrypted values; the
+//! accelerator's RTL and its Verilator model; the emulated XDMA device mounted (`ecrt emulate`,
+//! backed by that model); the batch decrypted through the real XDMA backend and every result
+//! checked; then the figures: cycles (Verilator), projected throughput, the host's overhead.
+
+use crate::commands::encrypt::encode_text;
+use anyhow::{ensure, Context};
+use ecrt_driver::api::{BackendSpec, Decryptor, Options};
+use ecrt_driver::backends::cpu::{encrypt, Scratch};
+use ecrt_driver::backends::sim::SimBackend;
+use ecrt_driver::jsonl::{decrypt_lines, OutputMode};
+use ecrt_emulate::process::EmulatorProcess;
+use ecrt_golden::phe_format::{format_ciphertext, write_private_key, PheCiphertext};
+use ecrt_golden::PrivateKey;
+use ecrt_lab::args::TopArgs;
+use ecrt_lab::bench::host::measure_host_overhead;
+use ecrt_sim::accelerator::OutputPacing;
+use ecrt_sim::BuildOptions;
+use rand::{Rng, SeedableRng};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Run the whole path: keys, RTL, Verilator, the emulated device, decryption through the XDMA
+/// backend, checks, figures.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Where the key, the values, the ciphertexts, the RTL and the report go.
+    #[arg(long, default_value = "target/demo")]
+    out: PathBuf,
+    /// Bits of the modulus n.
+    #[arg(long, default_value_t = 2048)]
+    key_bits: u64,
+    /// Values to encrypt and decrypt (integers and floats, alternately).
+    #[arg(long, default_value_t = 8)]
+    count: usize,
+    #[command(flatten)]
+    top: TopArgs,
+    /// The accelerator's exponent schedule.
+    #[command(flatten)]
+    schedule: ecrt_lab::args::ScheduleArgs,
+    /// Decryptions per pass of the host-overhead measure (against an instant responder).
+    #[arg(long, default_value_t = 5_000)]
+    overhead_count: usize,
+    /// Replace a private key left in --out by an earlier run (`key.jwk`).
+    #[arg(long)]
+    force: bool,
+}
+
+fn step(text: &str) {
+    eprintln!("== {text}");
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    ensure!(args.count > 0, "--count must be positive");
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let out = args.out.canonicalize()?;
+    let key_path = out.join("key.jwk");
+    ecrt_driver::files::check_new_outputs(&[("the demo's key", &key_path)], args.force)?;
+    let started = Instant::now();
+
+    step(&format!("key generation ({} bits) and encryption of {} values", args.key_bits, args.count));
+    let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
+    let key = PrivateKey::generate(args.key_bits, &mut rng)?;
+    ecrt_driver::files::write_file_atomically(&key_path, &write_private_key(&key, "ecrt demo"), 0o600, args.force)?;
+    let values: Vec<String> = (0..args.count)
+        .map(|i| {
+            if i % 2 == 0 {
+                rng.gen_range(-10i128.pow(30)..10i128.pow(30)).to_string()
+            } else {
+                format!("{:?}", rng.gen_range(-1e6..1e6f64))
+            }
+        })
+        .collect();
+    let n = key.public().n();
+    let mut scratch = Scratch::new()?;
+    let (mut lines, mut ciphertexts) = (String::new(), Vec::new());
+    for value in &values {
+        let encoded = encode_text(n, value, None)?;
+        let ciphertext = encrypt(n, &encoded.encoding, &mut scratch)?;
+        lines +=
+            &(format_ciphertext(&PheCiphertext { ciphertext: ciphertext.clone(), exponent: encoded.exponent }) + "\n");
+        ciphertexts.push(ciphertext);
+    }
+    std::fs::write(out.join("values.txt"), values.join("\n") + "\n")?;
+    std::fs::write(out.join("ciphertexts.jsonl"), &lines)?;
+
+    let config = args.top.config_for_key(&key, &args.schedule);
+    config.validate()?;
+    step(&format!(
+        "the accelerator's RTL ({}-bit keys, {} core(s), {} digits per step, {}-bit streams) in {}",
+        config.key_bits,
+        config.cores,
+        config.digits_per_step,
+        config.stream_bits,
+        out.join("rtl").display()
+    ));
+    let emitted = ecrt_hdl::emit::emit(&config)?;
+    ecrt_hdl::emit::write(&emitted, &out.join("rtl"))?;
+
+    step("the Verilator model (built on first use, then cached), and its cycle counts");
+    let build = BuildOptions { progress: true, ..Default::default() };
+    let sim = SimBackend::new(&key, &config, &build, false, false)?;
+    // Two rounds through every core: the first meets idle cores (latency), the second is steady.
+    let probe: Vec<_> = ciphertexts.iter().cycle().take(2 * config.cores).cloned().collect();
+    let report = sim.run(&probe, OutputPacing::Always)?;
+    drop(sim);
+    let latency = report.jobs[0].latency();
+    let cores = config.cores;
+    let steady = (report.jobs[2 * cores - 1].last_out - report.jobs[cores - 1].last_out) as f64 / cores as f64;
+    let projected = config.clock_mhz * 1e6 / steady;
+
+    step("the emulated XDMA device (ecrt emulate), backed by the Verilator model");
+    let mount = tempfile::Builder::new().prefix("ecrt-demo-xdma").tempdir()?;
+    let mut emulator = EmulatorProcess::start_for(mount.path(), &config, config.cores, "rtl", true)?;
+
+    step(&format!("{} decryptions offloaded through the XDMA backend, each checked", args.count));
+    let device = emulator.device_prefix().to_path_buf();
+    let options = Options { timeout: Some(Duration::from_secs(120)), ..Default::default() };
+    let mut decryptor = Decryptor::open(&BackendSpec::Xdma { device: device.clone() }, &key, options)?;
+    eprintln!("ecrt demo: {}", decryptor.description());
+    let offload_started = Instant::now();
+    let batch: Vec<&str> = lines.lines().collect();
+    let outcome = decrypt_lines(&mut decryptor, key.public(), &batch, OutputMode::Decoded, Some(&key));
+    let offload_seconds = offload_started.elapsed().as_secs_f64();
+    drop(decryptor);
+    emulator.stop()?;
+    std::fs::write(out.join("plaintexts.jsonl"), outcome.render())?;
+    let mut checked = 0;
+    for (i, (line, value)) in outcome.lines.iter().zip(&values).enumerate() {
+        let decrypted = line.as_ref().map_err(|e| anyhow::anyhow!("value {}: {e}", i + 1))?;
+        ensure!(same_number(decrypted, value), "value {}: {value} decrypted to {decrypted}", i + 1);
+        checked += 1;
+    }
+    eprintln!("ecrt demo: all {checked} decryptions equal the golden model's and the values encrypted");
+
+    step("the host's overhead per decryption, against an emulated device that answers at once");
+    let overhead = measure_host_overhead(&key, &config, None, args.overhead_count, 3, false)?;
+
+    let summary = json!({
+        "key_bits": config.key_bits,
+        "cores": cores,
+        "digits_per_step": config.digits_per_step,
+        "stream_bits": config.stream_bits,
+        "decryptions_checked": checked,
+        "latency_cycles": latency,
+        "cycles_per_decryption_steady": steady,
+        "clock_mhz": config.clock_mhz,
+        "projected_decryptions_per_s": projected,
+        "offload_seconds_emulated": offload_seconds,
+        "host_cpu_us_per_decryption": overhead.cpu_us,
+        "host_overhead": overhead.report,
+        "total_seconds": started.elapsed().as_secs_f64(),
+    });
+    std::fs::write(out.join("demo.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
+    print_summary(&summary, &out);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The decrypted JSON value is the value encrypted: the same integer, or the same float.
+fn same_number(decrypted: &str, value: &str) -> bool {
+    match (decrypted.parse::<i128>(), value.parse::<i128>()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => matches!((decrypted.parse::<f64>(), value.parse::<f64>()), (Ok(a), Ok(b)) if a == b),
+    }
+}
+
+fn print_summary(s: &serde_json::Value, out: &Path) {
+    let f = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
+    println!();
+    println!(
+        "ecrt demo: {}-bit keys, {} core(s), {} digits per step, {}-bit streams",
+        s["key_bits"], s["cores"], s["digits_per_step"], s["stream_bits"]
+    );
+    println!("| measure | value |");
+    println!("|---|---|");
+    println!("| decryptions through the XDMA backend, checked | {} |", s["decryptions_checked"]);
+    println!("| latency (Verilator, idle pipeline) | {} cycles |", s["latency_cycles"]);
+    println!("| steady state (Verilator) | {:.0} cycles per decryption |", f("cycles_per_decryption_steady"));
+    println!(
+        "| projected throughput at {} MHz | {:.0} decryptions/s ({:.3} ms latency) |",
+        f("clock_mhz"),
+        f("projected_decryptions_per_s"),
+        f("latency_cycles") / (f("clock_mhz") * 1e3)
+    );
+    println!("| host CPU per decryption (driver, instant device) | {:.2} µs |", f("host_cpu_us_per_decryption"));
+    println!("| emulated offload of the batch (wall) | {:.1} s |", f("offload_seconds_emulated"));
+    println!("Report: {}", out.join("demo.json").display());
+}

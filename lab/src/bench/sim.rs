@@ -1,0 +1,169 @@
+//! `ecrt bench --backend sim`: cycle counts of the accelerator's Verilator model (exact), its Yosys
+//! resource estimate, and what they project for one xc7vx690t at 100 MHz.
+
+use super::args::Args;
+use crate::chip::{cores_that_fit, Usage, PROJECTION_PART, REFERENCE_MHZ};
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_driver::backends::cpu::{encrypt, Scratch};
+use ecrt_driver::backends::sim::SimBackend;
+use ecrt_golden::paillier::decrypt_ecrt;
+use ecrt_golden::PrivateKey;
+use ecrt_sim::accelerator::{OutputPacing, RunReport};
+use ecrt_sim::{estimate, BuildOptions, EstimateOptions, ResourceEstimate};
+use num_bigint::{BigUint, RandBigInt};
+use rand::SeedableRng;
+use serde_json::json;
+use std::process::ExitCode;
+
+pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let count = args.count.unwrap_or(64);
+    anyhow::ensure!(count > 0, "--count must be positive");
+    let mut rng = rand::rngs::StdRng::from_rng(rand::rngs::OsRng)?;
+    eprintln!("ecrt bench: generating a {}-bit key and {} ciphertexts", args.key_bits, count);
+    let key = PrivateKey::generate(args.key_bits, &mut rng)?;
+    let config = args.top.config_for_key(&key, &args.schedule);
+    let n = key.public().n();
+    let mut scratch = Scratch::new()?;
+    let plaintexts: Vec<BigUint> = (0..count).map(|_| rng.gen_biguint_below(n)).collect();
+    let ciphertexts: Vec<BigUint> = plaintexts.iter().map(|m| encrypt(n, m, &mut scratch)).collect::<Result<_, _>>()?;
+
+    let build = BuildOptions { progress: true, ..Default::default() };
+    let backend = SimBackend::new(&key, &config, &build, true, args.vcd.is_some())?;
+    // Idle pipeline: one decryption alone (the waveform, if asked for, covers it).
+    if let Some(path) = &args.vcd {
+        backend.model().model_mut().open_vcd(path)?;
+    }
+    let idle = backend.run(&ciphertexts[..1], OutputPacing::Always)?;
+    backend.model().model_mut().close_vcd();
+    let batch = backend.run(&ciphertexts, OutputPacing::Always)?;
+    let mut verified = 0;
+    for (job, (c, m)) in batch.jobs.iter().zip(ciphertexts.iter().zip(&plaintexts)) {
+        anyhow::ensure!(job.result.is_ok(), "the model answered with an error status {:#04x}", job.result.status);
+        anyhow::ensure!(&job.result.plaintext == m, "the model's plaintext is wrong");
+        anyhow::ensure!(decrypt_ecrt(&key, c)? == job.result.plaintext, "the golden model disagrees");
+        verified += 1;
+    }
+    let (resources, timing) = if args.no_estimate {
+        (None, None)
+    } else {
+        let emitted = ecrt_hdl::emit::emit(&config)?;
+        let (resources, timing) = std::thread::scope(|s| {
+            let timing = s.spawn(|| crate::estimate::timing_of(&config, true));
+            let resources = estimate(
+                &emitted.verilog,
+                &emitted.manifest.top,
+                &EstimateOptions { progress: true, ..Default::default() },
+            );
+            (resources, timing.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the timing run panicked"))))
+        });
+        (Some(resources?), Some(timing?))
+    };
+    let mut report = report(&config, &idle, &batch, resources.as_ref(), verified);
+    // The logic delay of the longest path (no routing) and the clock it plausibly allows once
+    // routed (routing taken as doubling it); the projections above stay at 100 MHz.
+    report["logic_delay_ns"] = json!(timing.as_ref().map(|t| t.logic_delay_ns));
+    report["plausible_clock_mhz"] = json!(timing.as_ref().map(|t| t.plausible_clock_mhz()));
+    report["critical_path"] = json!(timing.as_ref().map(|t| t.path_summary()));
+    crate::report::emit_report(&report, args.json, args.out.as_ref(), print_table)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Cycles per decryption in steady state: after the first round (one job per core), the pace at
+/// which the rest leave; a batch with no second round gives its average.
+fn steady_cycles(batch: &RunReport, cores: usize) -> (f64, &'static str) {
+    let mut ends: Vec<u64> = batch.jobs.iter().map(|j| j.last_out).collect();
+    ends.sort_unstable();
+    let k = ends.len();
+    if k > cores {
+        ((ends[k - 1] - ends[cores - 1]) as f64 / (k - cores) as f64, "after the first round")
+    } else {
+        (batch.cycles as f64 / k as f64, "batch average (count ≤ cores)")
+    }
+}
+
+fn report(
+    config: &AcceleratorConfig,
+    idle: &RunReport,
+    batch: &RunReport,
+    resources: Option<&ResourceEstimate>,
+    verified: usize,
+) -> serde_json::Value {
+    let latencies: Vec<u64> = batch.jobs.iter().map(|j| j.latency()).collect();
+    let (cycles_per_decryption, method) = steady_cycles(batch, config.cores);
+    let per_core_cycles = cycles_per_decryption * config.cores as f64;
+    let fit = resources.and_then(|r| cores_that_fit(&Usage::of_estimate(r, config.cores), &PROJECTION_PART));
+    let cores_per_chip = fit.map(|f| f.cores);
+    json!({
+        "backend": "sim",
+        "config": config,
+        "key_bits": config.key_bits,
+        "cores": config.cores,
+        "digits_per_step": config.digits_per_step,
+        "window_bits": config.window_bits,
+        "schedule": config.schedule_label(),
+        "count": batch.jobs.len(),
+        "latency_cycles": idle.jobs[0].latency(),
+        "latency_cycles_min": latencies.iter().min(),
+        "latency_cycles_max": latencies.iter().max(),
+        "cycles_per_decryption": cycles_per_decryption,
+        "cycles_per_decryption_method": method,
+        "cycles_per_decryption_per_core": per_core_cycles,
+        "batch_cycles": batch.cycles,
+        "dsp48e1": resources.map(|r| r.dsp48e1),
+        "lut": resources.map(|r| r.lut),
+        "ff": resources.map(|r| r.ff),
+        "bram36": resources.map(|r| r.bram36),
+        "lutram": resources.map(|r| r.lutram),
+        "resource_tool": resources.map(|r| r.tool.clone()),
+        "dsp_cycles_per_decryption": resources.map(|r| r.dsp48e1 as f64 * cycles_per_decryption),
+        "cores_per_xc7vx690t": cores_per_chip,
+        "xc7vx690t_limiting_resource": fit.map(|f| f.limit),
+        "projected_decryptions_per_s_100mhz":
+            cores_per_chip.map(|c| c as f64 * REFERENCE_MHZ * 1e6 / per_core_cycles),
+        "latency_ms_100mhz": idle.jobs[0].latency() as f64 / (REFERENCE_MHZ * 1e3),
+        "simulated_cycles_per_s": batch.cycles_per_second(),
+        "wall_s_per_decryption": batch.elapsed.as_secs_f64() / batch.jobs.len() as f64,
+        "verified": verified,
+    })
+}
+
+fn print_table(report: &serde_json::Value) {
+    println!(
+        "ecrt bench (Verilator model, {}-bit key, {} core(s), {} digits per step, {} schedule, {} decryptions, \
+         all verified: {})",
+        report["key_bits"],
+        report["cores"],
+        report["digits_per_step"],
+        report["schedule"].as_str().unwrap_or("?"),
+        report["count"],
+        report["verified"]
+    );
+    let rows = [
+        ("latency, idle pipeline (cycles)", "latency_cycles"),
+        ("latency in the batch, min (cycles)", "latency_cycles_min"),
+        ("latency in the batch, max (cycles)", "latency_cycles_max"),
+        ("cycles per decryption, steady state", "cycles_per_decryption"),
+        ("DSP48E1 (Yosys estimate)", "dsp48e1"),
+        ("LUT (Yosys estimate)", "lut"),
+        ("FF (Yosys estimate)", "ff"),
+        ("BRAM36 (Yosys estimate)", "bram36"),
+        ("DSP-cycles per decryption", "dsp_cycles_per_decryption"),
+        ("cores per xc7vx690t (80 % of each resource)", "cores_per_xc7vx690t"),
+        ("projected decryptions/s, xc7vx690t at 100 MHz", "projected_decryptions_per_s_100mhz"),
+        ("latency at 100 MHz (ms)", "latency_ms_100mhz"),
+        ("logic delay, longest path, no routing (ns)", "logic_delay_ns"),
+        ("plausible clock, 1000 / (2 × logic delay) (MHz)", "plausible_clock_mhz"),
+        ("simulated cycles per second", "simulated_cycles_per_s"),
+        ("wall time per decryption in simulation (s)", "wall_s_per_decryption"),
+    ];
+    for (label, key) in rows {
+        let value = &report[key];
+        let text = match value.as_f64() {
+            Some(x) if x.fract() != 0.0 => format!("{x:.2}"),
+            Some(x) => format!("{x:.0}"),
+            None if value.is_null() => "—".into(),
+            None => value.to_string(),
+        };
+        println!("{label:<48} {text:>16}");
+    }
+}

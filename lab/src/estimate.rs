@@ -1,0 +1,122 @@
+//! `ecrt estimate`: FPGA resources of a configuration's RTL from Yosys (`synth_xilinx -family xc7`),
+//! an estimate until a Vivado run is on record, and the logic delay of its longest
+//! register-to-register path (Yosys `sta`, no routing).
+
+use crate::args::ConfigArgs;
+use ecrt_hdl::config::AcceleratorConfig;
+use ecrt_sim::{estimate, logic_delay, EstimateMethod, EstimateOptions, TimingEstimate};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Estimate LUT, FF, DSP48E1 and BRAM of the accelerator with Yosys, and the logic delay of its
+/// longest path (minutes for 2048 bits; results are cached by content, per distinct module).
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Also write the JSON object to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// `hierarchical`: each distinct module synthesized once and summed over its instances
+    /// (minutes); `flat`: the whole design flattened in one Yosys run (tens of minutes at 2048 bits).
+    #[arg(long, value_enum, default_value = "hierarchical")]
+    method: Method,
+    /// Skip the timing figure (a flattened 512-bit one-core synthesis, a few minutes when not cached).
+    #[arg(long)]
+    no_timing: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Method {
+    Hierarchical,
+    Flat,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let config = args.config.config()?;
+    let emitted = ecrt_hdl::emit::emit(&config)?;
+    let method = match args.method {
+        Method::Hierarchical => EstimateMethod::Hierarchical,
+        Method::Flat => EstimateMethod::Flat,
+    };
+    let opts = EstimateOptions { progress: true, method, ..Default::default() };
+    let (resources, timing) = std::thread::scope(|s| {
+        let timing = (!args.no_timing).then(|| s.spawn(|| timing_of(&config, true)));
+        let resources = estimate(&emitted.verilog, &emitted.manifest.top, &opts);
+        let timing = timing.map(|t| t.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the timing run panicked"))));
+        (resources, timing)
+    });
+    let resources = resources?;
+    let timing = timing.transpose()?;
+    let report = json!({
+        "config": config,
+        "verilog_sha256": emitted.manifest.sha256,
+        "lut": resources.lut,
+        "ff": resources.ff,
+        "dsp48e1": resources.dsp48e1,
+        "bram36": resources.bram36,
+        "lutram": resources.lutram,
+        "carry4": resources.carry4,
+        "method": method,
+        "cells": resources.cells,
+        "tool": resources.tool,
+        "by_module": resources.by_module,
+        "logic_delay_ns": timing.as_ref().map(|t| t.logic_delay_ns),
+        "plausible_clock_mhz": timing.as_ref().map(|t| t.plausible_clock_mhz()),
+        "critical_path": timing.as_ref().map(|t| &t.critical_path),
+        "critical_path_summary": timing.as_ref().map(|t| t.path_summary()),
+        "timing_config": timing.as_ref().map(|_| json!({ "key_bits": TIMING_KEY_BITS, "cores": 1 })),
+        "timing_tool": timing.as_ref().map(|t| &t.tool),
+    });
+    crate::report::emit_report(&report, args.json, args.out.as_ref(), |report| {
+        println!(
+            "Yosys estimate for the {}-bit accelerator, {} core(s) (not a Vivado result):",
+            config.key_bits, config.cores
+        );
+        for name in ["lut", "ff", "dsp48e1", "bram36", "lutram", "carry4"] {
+            println!("  {name:<8} {}", report[name]);
+        }
+        if !resources.by_module.is_empty() {
+            println!("Where they go (distinct modules, one copy's own cells × copies; `--json` lists all):");
+            println!("  {:<44} {:>6} {:>8} {:>8} {:>5}", "module (its first instance)", "copies", "LUT", "FF", "DSP");
+            for m in resources.by_module.iter().take(BY_MODULE_ROWS) {
+                println!(
+                    "  {:<44} {:>6} {:>8} {:>8} {:>5}",
+                    m.module,
+                    m.instances,
+                    m.lut * m.instances,
+                    m.ff * m.instances,
+                    m.dsp48e1 * m.instances
+                );
+            }
+        }
+        if let Some(t) = &timing {
+            println!(
+                "Longest register-to-register path, logic only (no routing; {TIMING_KEY_BITS}-bit core, flattened):"
+            );
+            println!("  {t}");
+        }
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Rows of the per-module table in the text output.
+const BY_MODULE_ROWS: usize = 8;
+
+/// The key width of the flattened design the timing figure comes from: no path of the accelerator
+/// depends on the key width or the number of cores, and a flat synthesis of 512 bits takes minutes.
+pub(crate) const TIMING_KEY_BITS: usize = 512;
+
+/// The logic delay of `config`'s longest register-to-register path, from a flattened one-core
+/// accelerator of [`TIMING_KEY_BITS`] with `config`'s other parameters (cached by content).
+pub(crate) fn timing_of(config: &AcceleratorConfig, progress: bool) -> anyhow::Result<TimingEstimate> {
+    let mut unit = config.clone();
+    unit.key_bits = TIMING_KEY_BITS;
+    unit.cores = 1;
+    let emitted = ecrt_hdl::emit::emit(&unit)?;
+    Ok(logic_delay(&emitted.verilog, &emitted.manifest.top, &EstimateOptions { progress, ..Default::default() })?)
+}

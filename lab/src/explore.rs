@@ -1,0 +1,248 @@
+//! `ecrt explore`: the configuration space at a glance. For every point of a sweep (key bits ×
+//! digits per step × window bits) it takes the cycles from the configuration's exact formulas
+//! (checked against Verilator in the accelerator's tests), the resources of a one-core
+//! accelerator from the fast Yosys estimates, and the logic delay of its longest path; it fills an
+//! xc7vx690t with as many cores as fit and projects the chip's throughput. It prints a table and
+//! writes `explore.json` and `pareto.svg` (latency against chip throughput) to `--out`.
+//!
+//! Only the fixed-window exponent schedule is built in RTL, so it is the only schedule swept.
+
+use crate::chip::{MESA_CYCLES, TARGET_THROUGHPUT};
+use crate::estimate::timing_of;
+use crate::pareto_plot;
+use crate::point::{mark_pareto, Point};
+use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
+use ecrt_driver::batch::parallel_map;
+use ecrt_sim::{estimate, EstimateOptions, ResourceEstimate, TimingEstimate};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Sweep accelerator configurations: exact cycles, Yosys resources and logic delay, cores per
+/// xc7vx690t and the chip's projected throughput; a table, explore.json and a Pareto plot
+/// (tens of minutes on a cold cache at 2048 bits; repeated, the time to generate each point's
+/// Verilog).
+#[derive(clap::Args)]
+pub struct Args {
+    /// Bits of the modulus n; a comma-separated list sweeps several.
+    #[arg(long, value_delimiter = ',', default_value = "2048")]
+    key_bits: Vec<usize>,
+    /// Limbs per step of the folding multiplier (k) to sweep.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4,8")]
+    digits_per_step: Vec<usize>,
+    /// Exponent schedules to sweep: `windows` (each window width of --window-bits) and `segmented`.
+    #[arg(long, value_delimiter = ',', default_value = "windows,segmented")]
+    schedule: Vec<ExponentSchedule>,
+    /// Window widths of the windows schedule to sweep.
+    #[arg(long, value_delimiter = ',', default_value = "4,5,6")]
+    window_bits: Vec<usize>,
+    /// TDATA width of the stream ports.
+    #[arg(long, default_value_t = AcceleratorConfig::default().stream_bits)]
+    stream_bits: usize,
+    /// Where to write explore.json and pareto.svg.
+    #[arg(long, default_value = "target/explore")]
+    out: PathBuf,
+    /// Skip the logic-delay runs (a flattened 512-bit core each); the plausible-clock figures are
+    /// then null.
+    #[arg(long)]
+    no_timing: bool,
+    /// Print the JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The logic delay for each k of the sweep, from a flattened 512-bit one-core accelerator with
+/// the default window width ([`timing_of`], cached with `ecrt estimate`'s): the window width sets
+/// only the exponent control's counters and the key size only the number of limbs, while k sets
+/// the multiplier's adder trees, where the long paths are. Two runs at a time.
+fn timings(configs: &[AcceleratorConfig]) -> anyhow::Result<Vec<(usize, TimingEstimate)>> {
+    let mut ks: Vec<usize> = configs.iter().map(|c| c.digits_per_step).collect();
+    ks.sort_unstable();
+    ks.dedup();
+    let per_k: Vec<AcceleratorConfig> = ks
+        .iter()
+        .map(|&k| AcceleratorConfig { digits_per_step: k, stream_bits: configs[0].stream_bits, ..Default::default() })
+        .collect();
+    let results = parallel_map(&per_k, 2, "timing", || Ok::<_, anyhow::Error>(()), |_, c| timing_of(c, false))?;
+    ks.into_iter().zip(results).map(|(k, t)| Ok((k, t?))).collect()
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut configs = Vec::new();
+    for &key_bits in &args.key_bits {
+        for &digits_per_step in &args.digits_per_step {
+            for &schedule in &args.schedule {
+                let window_widths = match schedule {
+                    ExponentSchedule::Windows => args.window_bits.as_slice(),
+                    ExponentSchedule::Segmented => &[1],
+                };
+                for &window_bits in window_widths {
+                    let config = AcceleratorConfig {
+                        key_bits,
+                        window_bits,
+                        schedule,
+                        digits_per_step,
+                        stream_bits: args.stream_bits,
+                        ..Default::default()
+                    };
+                    config.validate().map_err(|e| {
+                        anyhow::anyhow!(
+                            "--key-bits {key_bits}, --digits-per-step {digits_per_step}, {}: {e}",
+                            config.schedule_label()
+                        )
+                    })?;
+                    configs.push(config);
+                }
+            }
+        }
+    }
+    anyhow::ensure!(!configs.is_empty(), "nothing to sweep");
+    std::fs::create_dir_all(&args.out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", args.out.display()))?;
+
+    // Two points at a time: generating a point's Verilog keeps one core busy, and its Yosys runs
+    // (two at a time themselves) are cached, so a repeated sweep is mostly generation.
+    let resources: Vec<ResourceEstimate> = parallel_map(
+        &configs,
+        2,
+        "estimates",
+        || Ok::<_, anyhow::Error>(()),
+        |_, c| {
+            let emitted = ecrt_hdl::emit::emit(c)?;
+            Ok::<_, anyhow::Error>(estimate(&emitted.verilog, &emitted.manifest.top, &EstimateOptions::default())?)
+        },
+    )?
+    .into_iter()
+    .collect::<anyhow::Result<_>>()?;
+    let timings = if args.no_timing { Vec::new() } else { timings(&configs)? };
+    let mut points: Vec<Point> = configs
+        .iter()
+        .zip(&resources)
+        .map(|(config, r)| {
+            let timing = timings.iter().find(|(k, _)| *k == config.digits_per_step).map(|(_, t)| t);
+            Point::new(config, r, timing)
+        })
+        .collect();
+    mark_pareto(&mut points);
+
+    let report = json!({
+        "tool": "ecrt explore",
+        "schedules_built": ExponentSchedule::ALL.map(ExponentSchedule::name),
+        "resource_tool": "Yosys synth_xilinx per distinct module of a one-core accelerator (fast estimate, not Vivado)",
+        "timing_tool": (!args.no_timing).then_some(
+            "Yosys sta with the 7-series cell delays, no routing: a flattened 512-bit one-core accelerator per k, \
+             default window width"
+        ),
+        "targets_2048": { "latency_cycles": MESA_CYCLES, "decryptions_per_s_100mhz": TARGET_THROUGHPUT },
+        "points": points,
+    });
+    let json_path = args.out.join("explore.json");
+    std::fs::write(&json_path, serde_json::to_string_pretty(&report)? + "\n")
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", json_path.display()))?;
+    if args.json {
+        println!("{report}");
+    } else {
+        print_table(&points);
+    }
+    let svg_path = args.out.join("pareto.svg");
+    pareto_plot::draw(&points, &svg_path)?;
+    eprintln!("ecrt explore: wrote {} and {}", json_path.display(), svg_path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(points: &[Point]) {
+    println!(
+        "{:>5} {:>2} {:>5} {:>8} {:>6} {:>8} {:>5} {:>7} {:>7} {:>5} {:>5} {:>8} {:>8} {:>6} {:>9} {:>6}  ",
+        "bits",
+        "k",
+        "sched",
+        "latency",
+        "ms",
+        "cyc/core",
+        "DSP",
+        "LUT",
+        "FF",
+        "BRAM",
+        "cores",
+        "dec/s",
+        "limit",
+        "ns",
+        "dec/s@clk",
+        "×bound"
+    );
+    for p in points {
+        let opt = |x: Option<f64>, d: usize| x.map_or("—".to_string(), |v| format!("{v:.d$}"));
+        println!(
+            "{:>5} {:>2} {:>5} {:>8} {:>6.3} {:>8} {:>5} {:>7} {:>7} {:>5.1} {:>5} {:>8.0} {:>8} {:>6} {:>9} {:>6.2}{}",
+            p.config.key_bits,
+            p.config.digits_per_step,
+            match p.config.schedule {
+                ExponentSchedule::Windows => format!("w={}", p.config.window_bits),
+                ExponentSchedule::Segmented => "seg".into(),
+            },
+            p.latency_cycles,
+            p.latency_ms_100mhz,
+            p.cycles_per_decryption_per_core,
+            p.dsp48e1,
+            p.lut,
+            p.ff,
+            p.bram36,
+            p.cores_per_xc7vx690t,
+            p.decryptions_per_s_100mhz,
+            p.xc7vx690t_limiting_resource,
+            opt(p.logic_delay_ns, 2),
+            opt(p.decryptions_per_s_plausible_clock, 0),
+            p.ratio_to_schoolbook_bound,
+            if p.pareto { "  *" } else { "" }
+        );
+    }
+    println!(
+        "sched: the exponent schedule, w-bit windows or segmented; latency: idle core, cycles and ms at 100 MHz; cyc/core: a busy core's pace; resources: one-core accelerator \
+         (Yosys); cores: per xc7vx690t within 80 % of every resource; dec/s: that chip at 100 MHz (at the plausible \
+         clock, 1000 / (2 × logic delay), in dec/s@clk); ×bound: DSP-cycles per decryption over the 24×17 \
+         schoolbook bound; *: on the Pareto front of latency against chip throughput"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resources(dsp: u64, lut: u64) -> ResourceEstimate {
+        ResourceEstimate { dsp48e1: dsp, lut, ff: lut, ..Default::default() }
+    }
+
+    #[test]
+    fn a_point_projects_the_chip_and_the_front_is_pareto() {
+        let k4 = AcceleratorConfig { digits_per_step: 4, ..Default::default() };
+        // The k = 4 accelerator's measured estimate: DSPs allow 2 cores.
+        let p4 = Point::new(&k4, &resources(1_242, 96_298), None);
+        assert_eq!((p4.cores_per_xc7vx690t, p4.xc7vx690t_limiting_resource), (2, "dsp48e1"));
+        assert_eq!(p4.latency_cycles, 87_949);
+        assert!((p4.decryptions_per_s_100mhz - 2.0 * 1e8 / 87_943.0).abs() < 1e-6);
+        assert!((p4.ratio_to_schoolbook_bound - 1_242.0 * 87_943.0 / 51_147_571.2).abs() < 1e-9);
+        assert_eq!((p4.meets_latency_target, p4.meets_throughput_target), (Some(false), Some(false)));
+        assert_eq!(p4.decryptions_per_s_plausible_clock, None);
+        // Lower latency, lower throughput: both on the front; a point worse in both is not.
+        let k8 = AcceleratorConfig { digits_per_step: 8, ..k4.clone() };
+        let p8 = Point::new(&k8, &resources(2_274, 152_774), None);
+        assert_eq!(p8.meets_latency_target, Some(true));
+        let worse = Point::new(&AcceleratorConfig { window_bits: 2, ..k8.clone() }, &resources(2_274, 152_774), None);
+        assert!(worse.latency_cycles > p8.latency_cycles);
+        let mut points = vec![p4, p8, worse];
+        mark_pareto(&mut points);
+        assert_eq!(points.iter().map(|p| p.pareto).collect::<Vec<_>>(), [true, true, false]);
+    }
+
+    #[test]
+    fn many_small_cores_wait_on_the_stream() {
+        // 512-bit keys on a 64-bit stream, cores far smaller than the chip: the stream sets the pace.
+        let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, digits_per_step: 1, ..Default::default() };
+        let p = Point::new(&config, &resources(4, 100), None);
+        assert!(
+            p.cores_per_xc7vx690t as f64 * p.stream_cycles_per_decryption as f64
+                > p.cycles_per_decryption_per_core as f64
+        );
+        assert_eq!(p.cycles_per_decryption_chip, p.stream_cycles_per_decryption as f64);
+        assert_eq!(p.meets_latency_target, None);
+    }
+}

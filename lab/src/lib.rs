@@ -1,0 +1,21 @@
+//! # ecrt-lab
+//!
+//! The design-space and documentation tools behind `ecrt bench`, `ecrt bench-modexp`,
+//! `ecrt bench-multiplier`, `ecrt estimate` and `ecrt explore`, and the figures page: what a
+//! design projects for one chip ([`chip`]), the benches ([`bench`], [`modexp_bench`],
+//! [`multiplier_bench`]), Yosys's estimates ([`estimate`]), the configuration sweep and its
+//! Pareto plot ([`explore`], [`point`], [`pareto_plot`]), and docs/figures.md rendered from the measurement
+//! records ([`figures`]). Each tool's flags ([`args`] for the shared ones) are clap's, so that the
+//! `ecrt` command only lists them.
+
+pub mod args;
+pub mod bench;
+pub mod chip;
+pub mod estimate;
+pub mod explore;
+pub mod figures;
+pub mod modexp_bench;
+pub mod multiplier_bench;
+pub mod pareto_plot;
+pub mod point;
+pub mod report;
