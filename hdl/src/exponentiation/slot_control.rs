@@ -22,7 +22,7 @@
 //! 6. term = L·(t_p·R mod n)·R^(−1) mod n = L·t_p mod n, < n: the slot's result.
 
 use crate::many;
-use crate::mul_add::{X_BITS, Y_BITS};
+use crate::multiplier::mul_add::{X_BITS, Y_BITS};
 use ecrt_golden::hw::Schedule;
 use rust_hdl::prelude::*;
 

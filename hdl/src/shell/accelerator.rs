@@ -10,13 +10,13 @@
 //! of the jobs under way; the cores run those jobs out, and the key stays.
 
 use crate::config::AcceleratorConfig;
-use crate::decrypt_core::DecryptCore;
+use crate::decryption::decrypt_core::DecryptCore;
+use crate::exponentiation::slot_control::LoadTarget;
 use crate::interface::{ADDRESS_BITS, FRAME_TIMEOUT_CYCLES, LANE_BITS};
 use crate::many;
-use crate::registers::{Registers, TARGET_BITS};
-use crate::slot_control::LoadTarget;
-use crate::stream_in::StreamIn;
-use crate::stream_out::StreamOut;
+use crate::shell::registers::{Registers, TARGET_BITS};
+use crate::shell::stream_in::StreamIn;
+use crate::shell::stream_out::StreamOut;
 use rust_hdl::prelude::*;
 
 /// The load targets the register block's 4-bit `KEY_SELECT.TARGET` decodes (in encoding order;

@@ -1,14 +1,14 @@
-//! Stage 1's column addends in the folding multiplier ([`crate::fold_mul`]): for each column j,
+//! Stage 1's column addends in the folding multiplier ([`super::fold_mul`]): for each column j,
 //! the limb of T it adds as it is (folding t_(j+k), classic register j + 1) plus the low and top
 //! pieces of the a·b products that land in column j, but the low pieces a loop DSP adds
-//! ([`crate::window_pieces`]). The a·b products are registered a cycle before stage 1, so these
+//! ([`super::window_pieces`]). The a·b products are registered a cycle before stage 1, so these
 //! sums take stage 1's cycle and stage 2's adder trees keep k + 1 terms a column. The Verilog is
-//! written from the shape, like [`crate::fold_sum`]'s.
+//! written from the shape, like [`super::fold_sum`]'s.
 
-use crate::fold_sum::balanced_sum;
 use crate::many;
-use crate::mul_add::T_BITS;
-use crate::window_pieces::{low_in_loop, LOW_BITS, TOP_BITS};
+use crate::multiplier::fold_sum::balanced_sum;
+use crate::multiplier::mul_add::T_BITS;
+use crate::multiplier::window_pieces::{low_in_loop, LOW_BITS, TOP_BITS};
 use ecrt_golden::hw::wide;
 use rust_hdl::prelude::*;
 use std::fmt::Write;

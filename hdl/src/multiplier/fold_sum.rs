@@ -1,8 +1,8 @@
-//! The folding multiplier's second stage ([`crate::fold_mul`]): every column sum and its
+//! The folding multiplier's second stage ([`super::fold_mul`]): every column sum and its
 //! redistribution, combinational. Column j of the new T is c_j = base_j + Σ_l P_(l, j−l), where
 //! base_j is t_(j+k) plus the other pieces of the a·b products landing in column j (added in
-//! stage 1, [`crate::fold_base`]) and P_(l,i) = t_l·m̂_i + (a piece of row l's a·b products) the
-//! registered output of loop DSP (l, i) ([`crate::window_pieces`]); then
+//! stage 1, [`super::fold_base`]) and P_(l,i) = t_l·m̂_i + (a piece of row l's a·b products) the
+//! registered output of loop DSP (l, i) ([`super::window_pieces`]); then
 //! t′_j = lo17(c_j) + mid17(c_(j−1)) + hi(c_(j−2)) (`ecrt_golden::hw::FoldContext::step`).
 //!
 //! In the classic mode (`ecrt_golden::hw::ClassicPass::step`) only the first row's products are
@@ -17,9 +17,9 @@
 //! writes its Verilog from the shape: rust-hdl's own loops cannot index with a parameter, nor
 //! cast an indexed signal.
 
-use crate::fold_base::BASE_BITS;
 use crate::many;
-use crate::mul_add::{LOOP_BITS, T_BITS, Y_BITS};
+use crate::multiplier::fold_base::BASE_BITS;
+use crate::multiplier::mul_add::{LOOP_BITS, T_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
