@@ -18,7 +18,7 @@
 //! cast an indexed signal.
 
 use crate::many;
-use crate::multiplier::fold_base::BASE_BITS;
+use crate::multiplier::fold_base::{balanced_sum, BASE_BITS};
 use crate::multiplier::mul_add::{LOOP_BITS, T_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
@@ -136,31 +136,12 @@ impl Logic for FoldSum {
     }
 }
 
-/// `terms` added as a balanced tree, so that a column of k + 1 terms is ⌈log2(k + 1)⌉ adders
-/// deep rather than k: synthesis keeps the order it is given.
-pub(crate) fn balanced_sum(terms: &[String]) -> String {
-    match terms {
-        [one] => one.clone(),
-        _ => {
-            let (low, high) = terms.split_at(terms.len().div_ceil(2));
-            format!("({} + {})", balanced_sum(low), balanced_sum(high))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     // Its arithmetic is checked step by step against the golden model inside the multiplier
     // (fold_mul's tests, in rust-hdl and, through the Verilog, in Verilator).
-    #[test]
-    fn sums_are_balanced_trees() {
-        let terms: Vec<String> = ["a", "b", "c", "d", "e"].iter().map(|t| t.to_string()).collect();
-        assert_eq!(balanced_sum(&terms[..1]), "a");
-        assert_eq!(balanced_sum(&terms), "(((a + b) + c) + (d + e))");
-    }
-
     #[test]
     fn fold_sum_is_synthesizable() {
         let mut uut = FoldSum::new(3, 4, 4, 8);
