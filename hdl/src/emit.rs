@@ -5,11 +5,11 @@
 //! [`emit`] gives the whole accelerator ([`Accelerator`]); [`emit_modexp`] the exponentiation unit
 //! alone, [`emit_fold_mul`] the multiplier alone, for their own tests and benchmarks.
 
-use crate::accelerator::Accelerator;
 use crate::config::{AcceleratorConfig, ConfigError};
-use crate::fold_mul::FoldMul;
+use crate::exponentiation::modexp::ModExp;
 use crate::interface::{REGISTERS, VERSION_MAJOR, VERSION_MINOR};
-use crate::modexp::ModExp;
+use crate::multiplier::fold_mul::FoldMul;
+use crate::shell::accelerator::Accelerator;
 use ecrt_golden::hw::FoldShape;
 use rust_hdl::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -2,43 +2,36 @@
 //!
 //! The ecrt accelerator described in rust-hdl, emitted as Verilog for Virtex-7. Its sizes, framing,
 //! register map and key constants come from `ecrt-contract`, re-exported here.
+//!
+//! One block per file, in the groups of docs/architecture.md: the Montgomery multiplier
+//! ([`multiplier`]), the exponentiation unit ([`exponentiation`]), the decryption core
+//! ([`decryption`]) and the shell around the cores ([`shell`]); [`emit`] writes the Verilog and its
+//! manifest, [`board`] the board design for Vivado.
 
 pub use ecrt_contract::{config, host, interface, limbs, part};
 
-pub mod accelerator;
-pub mod b_windows;
 pub mod board;
-pub mod correction;
-pub mod decrypt_core;
+pub mod decryption;
 pub mod emit;
-pub mod fold_base;
-pub mod fold_mul;
-pub mod fold_normalize;
-pub mod fold_operands;
-pub mod fold_sum;
-pub mod modexp;
-pub mod mul_add;
-pub mod registers;
-pub mod slot_control;
-pub mod stream_in;
-pub mod stream_out;
+pub mod exponentiation;
+pub mod multiplier;
+pub mod shell;
 #[doc(hidden)]
 pub mod testing;
-pub mod window_pieces;
 
 testing::clocked!(
-    mul_add::MulAddReg,
-    mul_add::LoopMulAddReg,
-    slot_control::SlotControl,
-    fold_operands::FoldOperands,
-    fold_mul::FoldMul,
-    modexp::ModExp,
-    correction::Correction,
-    decrypt_core::DecryptCore,
-    registers::Registers,
-    stream_in::StreamIn,
-    stream_out::StreamOut,
-    accelerator::Accelerator
+    multiplier::mul_add::MulAddReg,
+    multiplier::mul_add::LoopMulAddReg,
+    multiplier::fold_operands::FoldOperands,
+    multiplier::fold_mul::FoldMul,
+    exponentiation::slot_control::SlotControl,
+    exponentiation::modexp::ModExp,
+    decryption::correction::Correction,
+    decryption::decrypt_core::DecryptCore,
+    shell::registers::Registers,
+    shell::stream_in::StreamIn,
+    shell::stream_out::StreamOut,
+    shell::accelerator::Accelerator
 );
 
 /// `n` default values: the children or ports of a block `n` limbs wide.

@@ -1,7 +1,7 @@
-//! The whole accelerator ([`ecrt_hdl::accelerator::Accelerator`]) in Verilator, driven the way the
-//! XDMA IP drives it: registers over AXI4-Lite, request frames into the AXI4-Stream slave, result
-//! frames out of the master, with back-pressure on both sides. Framing and register offsets come
-//! from [`ecrt_contract::interface`], as in the driver.
+//! The whole accelerator ([`ecrt_hdl::shell::accelerator::Accelerator`]) in Verilator, driven the
+//! way the XDMA IP drives it: registers over AXI4-Lite, request frames into the AXI4-Stream slave,
+//! result frames out of the master, with back-pressure on both sides. Framing and register offsets
+//! come from [`ecrt_contract::interface`], as in the driver.
 //!
 //! The streams are driven either a batch at a time ([`AcceleratorSim::run`]) or cycle by cycle
 //! ([`AcceleratorSim::cycle`], which `run` is built on and the driver's XDMA emulator uses).

@@ -1,5 +1,5 @@
-//! The folding multiplier ([`ecrt_hdl::fold_mul::FoldMul`]) alone at full width in Verilator:
-//! both slots multiplying, each result read in the cycle its `done` shows.
+//! The folding multiplier ([`ecrt_hdl::multiplier::fold_mul::FoldMul`]) alone at full width in
+//! Verilator: both slots multiplying, each result read in the cycle its `done` shows.
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
 use ecrt_golden::hw::FoldShape;

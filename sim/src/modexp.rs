@@ -1,5 +1,6 @@
-//! The exponentiation unit ([`ecrt_hdl::modexp::ModExp`]) at full width in Verilator: emit the
-//! configuration, build it (cached), load keys and bases the way a host does, run, and time it.
+//! The exponentiation unit ([`ecrt_hdl::exponentiation::modexp::ModExp`]) at full width in
+//! Verilator: emit the configuration, build it (cached), load keys and bases the way a host does,
+//! run, and time it.
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
 use ecrt_contract::config::AcceleratorConfig;

@@ -5,14 +5,14 @@
 //! A step is T ← T_high + T_low·M̂ + A_i·B. Two independent multiplications ("slots" 0 and 1) are
 //! interleaved, each step taking two cycles, so every DSP48E1 works every cycle:
 //! - prefetch (the cycle before stage 1): the 24×17 products a_l·b′_w of the slot's next step, B
-//!   in W = ⌈17·L/23⌉ windows of 23 bits ([`crate::b_windows`], formed when B is loaded), one DSP
+//!   in W = ⌈17·L/23⌉ windows of 23 bits ([`super::b_windows`], formed when B is loaded), one DSP
 //!   each, registered (they do not depend on T); and the slot's M̂ (or N), registered for stage 1's
 //!   DSP ports;
 //! - stage 1: the loop DSPs P_(l,i) = t_l·m̂_i + (the middle piece of row l's a·b product landing
-//!   below position i, or else the low piece landing at it, [`crate::window_pieces`]), registered: T's low limbs go straight to the
+//!   below position i, or else the low piece landing at it, [`super::window_pieces`]), registered: T's low limbs go straight to the
 //!   DSPs' 25-bit ports, with no quotient, no adder and no multiplexer in front of them other
 //!   than the slot's; and stage 2's addends t_(j+k), selected from the slot's T, plus the a·b
-//!   products' low and top pieces ([`crate::fold_base`]), into a register;
+//!   products' low and top pieces ([`super::fold_base`]), into a register;
 //! - stage 2: [`FoldSum`] adds the addend and the loop products landing in column j and
 //!   redistributes the column sums over three limbs; the result is the slot's new T.
 //!
@@ -30,13 +30,13 @@
 //! column L; a decremented pass takes A − 1 over N's limbs. Classic moduli have at most N's limbs,
 //! so the loop DSPs above them multiply by 0 in either mode and are not built.
 
-use crate::fold_base::{FoldBase, BASE_BITS};
-use crate::fold_normalize::FoldNormalize;
-use crate::fold_operands::FoldOperands;
-use crate::fold_sum::FoldSum;
 use crate::many;
-use crate::mul_add::{LoopMulAddReg, MulAddReg, WindowMulReg, P_BITS, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
-use crate::window_pieces::{positions, WindowPieces};
+use crate::multiplier::fold_base::{FoldBase, BASE_BITS};
+use crate::multiplier::fold_normalize::FoldNormalize;
+use crate::multiplier::fold_operands::FoldOperands;
+use crate::multiplier::fold_sum::FoldSum;
+use crate::multiplier::mul_add::{LoopMulAddReg, MulAddReg, WindowMulReg, P_BITS, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
+use crate::multiplier::window_pieces::{positions, WindowPieces};
 use ecrt_golden::hw::{wide, ClassicOp, FoldShape};
 use rust_hdl::prelude::*;
 

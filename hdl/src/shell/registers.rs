@@ -18,160 +18,130 @@
 
 use crate::interface::*;
 use crate::limbs::LIMB_BITS;
+use crate::shell::axi_lite::axi_lite_slave;
 use rust_hdl::prelude::*;
 
 /// Bits of `KEY_SELECT.TARGET`.
 pub const TARGET_BITS: usize = KEY_SELECT_TARGET_BITS;
 
-/// The register block.
-#[derive(LogicBlock)]
-pub struct Registers {
-    /// The clock.
-    pub clock: Signal<In, Clock>,
-    /// AXI4-Lite write address.
-    pub s_axil_awaddr: Signal<In, Bits<ADDRESS_BITS>>,
-    /// AXI4-Lite write address valid.
-    pub s_axil_awvalid: Signal<In, bool>,
-    /// AXI4-Lite write address ready.
-    pub s_axil_awready: Signal<Out, bool>,
-    /// AXI4-Lite write data.
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    /// AXI4-Lite write strobes: any set writes the whole register, none writes nothing.
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    /// AXI4-Lite write data valid.
-    pub s_axil_wvalid: Signal<In, bool>,
-    /// AXI4-Lite write data ready.
-    pub s_axil_wready: Signal<Out, bool>,
-    /// AXI4-Lite write response (always OKAY).
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    /// AXI4-Lite write response valid.
-    pub s_axil_bvalid: Signal<Out, bool>,
-    /// AXI4-Lite write response ready.
-    pub s_axil_bready: Signal<In, bool>,
-    /// AXI4-Lite read address.
-    pub s_axil_araddr: Signal<In, Bits<ADDRESS_BITS>>,
-    /// AXI4-Lite read address valid.
-    pub s_axil_arvalid: Signal<In, bool>,
-    /// AXI4-Lite read address ready.
-    pub s_axil_arready: Signal<Out, bool>,
-    /// AXI4-Lite read data.
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    /// AXI4-Lite read response (always OKAY).
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    /// AXI4-Lite read data valid.
-    pub s_axil_rvalid: Signal<Out, bool>,
-    /// AXI4-Lite read data ready.
-    pub s_axil_rready: Signal<In, bool>,
-    /// A core is busy, a frame is in progress or a result is pending (STATUS.BUSY; key writes are
-    /// refused).
-    pub busy: Signal<In, bool>,
-    /// A request frame was taken (JOBS_IN counts it).
-    pub job_in: Signal<In, bool>,
-    /// A result frame was sent (JOBS_OUT counts it).
-    pub job_out: Signal<In, bool>,
-    /// The result frame sent was an error (JOBS_FAILED counts it; with `job_out`).
-    pub job_failed: Signal<In, bool>,
-    /// A request was refused with KEY_NOT_LOADED (sets ERRORS.KEY_NOT_LOADED).
-    pub saw_key_not_loaded: Signal<In, bool>,
-    /// A request was refused as MALFORMED (sets ERRORS.MALFORMED).
-    pub saw_malformed: Signal<In, bool>,
-    /// A key is committed.
-    pub key_valid: Signal<Out, bool>,
-    /// The committed key's id.
-    pub key_id: Signal<Out, Bits<8>>,
-    /// Shift `key_load_data` into register `key_load_target` of path `key_load_slot` of every
-    /// core (one cycle per accepted KEY_DATA write).
-    pub key_load: Signal<Out, bool>,
-    /// The path a key load writes: false = p, true = q (KEY_SELECT.PATH).
-    pub key_load_slot: Signal<Out, bool>,
-    /// The load target's index (KEY_SELECT.TARGET).
-    pub key_load_target: Signal<Out, Bits<TARGET_BITS>>,
-    /// The 17 bits written to KEY_DATA.
-    pub key_load_data: Signal<Out, Bits<LIMB_BITS>>,
-    /// One cycle: CONTROL.SOFT_RESET was written (never refused; the key stays).
-    pub soft_reset: Signal<Out, bool>,
-    /// PACKET_HOLD: cycles the result stream holds a burst's last beat for another result to
-    /// join its packet (0: none).
-    pub packet_hold: Signal<Out, Bits<PACKET_HOLD_BITS>>,
-    // The read-only configuration values.
-    id_value: Constant<Bits<32>>,
-    version_value: Constant<Bits<32>>,
-    key_bits_value: Constant<Bits<32>>,
-    cores_value: Constant<Bits<32>>,
-    digits_value: Constant<Bits<32>>,
-    window_bits_value: Constant<Bits<32>>,
-    digits_per_step_value: Constant<Bits<32>>,
-    schedule_value: Constant<Bits<32>>,
-    stream_bits_value: Constant<Bits<32>>,
-    limb_bits_value: Constant<Bits<32>>,
-    // The fields' bits, from the contract.
-    begin_bit: Constant<Bits<32>>,
-    soft_reset_bit: Constant<Bits<32>>,
-    commit_bit: Constant<Bits<32>>,
-    key_id_shift: Constant<Bits<32>>,
-    q_path_bit: Constant<Bits<32>>,
-    status_key_valid_at: Constant<Bits<32>>,
-    status_busy_at: Constant<Bits<32>>,
-    status_key_loading_at: Constant<Bits<32>>,
-    q_path_at: Constant<Bits<32>>,
-    error_key_not_loaded_at: Constant<Bits<ERROR_BITS>>,
-    error_malformed_at: Constant<Bits<ERROR_BITS>>,
-    error_key_load_refused_at: Constant<Bits<ERROR_BITS>>,
-    // The registers' byte offsets.
-    at_id: Constant<Bits<ADDRESS_BITS>>,
-    at_version: Constant<Bits<ADDRESS_BITS>>,
-    at_key_bits: Constant<Bits<ADDRESS_BITS>>,
-    at_cores: Constant<Bits<ADDRESS_BITS>>,
-    at_digits: Constant<Bits<ADDRESS_BITS>>,
-    at_window_bits: Constant<Bits<ADDRESS_BITS>>,
-    at_digits_per_step: Constant<Bits<ADDRESS_BITS>>,
-    at_schedule: Constant<Bits<ADDRESS_BITS>>,
-    at_stream_bits: Constant<Bits<ADDRESS_BITS>>,
-    at_limb_bits: Constant<Bits<ADDRESS_BITS>>,
-    at_status: Constant<Bits<ADDRESS_BITS>>,
-    at_errors: Constant<Bits<ADDRESS_BITS>>,
-    at_jobs_in: Constant<Bits<ADDRESS_BITS>>,
-    at_jobs_out: Constant<Bits<ADDRESS_BITS>>,
-    at_jobs_failed: Constant<Bits<ADDRESS_BITS>>,
-    at_control: Constant<Bits<ADDRESS_BITS>>,
-    at_key_control: Constant<Bits<ADDRESS_BITS>>,
-    at_key_id: Constant<Bits<ADDRESS_BITS>>,
-    at_key_select: Constant<Bits<ADDRESS_BITS>>,
-    at_key_data: Constant<Bits<ADDRESS_BITS>>,
-    at_packet_hold: Constant<Bits<ADDRESS_BITS>>,
-    // Channel state.
-    bvalid: DFF<bool>,
-    rvalid: DFF<bool>,
-    rdata: DFF<Bits<32>>,
-    // Register state.
-    key_valid_r: DFF<bool>,
-    key_id_r: DFF<Bits<8>>,
-    loading: DFF<bool>,
-    spoiled: DFF<bool>,
-    select_target: DFF<Bits<TARGET_BITS>>,
-    select_q: DFF<bool>,
-    errors: DFF<Bits<ERROR_BITS>>,
-    jobs_in: DFF<Bits<32>>,
-    jobs_out: DFF<Bits<32>>,
-    jobs_failed: DFF<Bits<32>>,
-    load_pulse: DFF<bool>,
-    load_data: DFF<Bits<LIMB_BITS>>,
-    reset_pulse: DFF<bool>,
-    packet_hold_r: DFF<Bits<PACKET_HOLD_BITS>>,
-    // This cycle's write, its address and data; this cycle's read address and value.
-    write: Signal<Local, bool>,
-    write_at: Signal<Local, Bits<ADDRESS_BITS>>,
-    write_data: Signal<Local, Bits<32>>,
-    read_at: Signal<Local, Bits<ADDRESS_BITS>>,
-    read_value: Signal<Local, Bits<32>>,
-    // The key writes of this cycle, and whether they are refused.
-    key_begin: Signal<Local, bool>,
-    key_commit: Signal<Local, bool>,
-    key_data: Signal<Local, bool>,
-    refuse: Signal<Local, bool>,
-    // Errors seen this cycle, and bits cleared by this cycle's ERRORS write.
-    raised: Signal<Local, Bits<ERROR_BITS>>,
-    cleared: Signal<Local, Bits<ERROR_BITS>>,
+axi_lite_slave! {
+    /// The register block.
+    #[derive(LogicBlock)]
+    pub struct Registers {
+        /// The clock.
+        pub clock: Signal<In, Clock>,
+        // Then the AXI4-Lite slave, `s_axil_*` (written in by `axi_lite_slave!`).
+        /// A core is busy, a frame is in progress or a result is pending (STATUS.BUSY; key writes are
+        /// refused).
+        pub busy: Signal<In, bool>,
+        /// A request frame was taken (JOBS_IN counts it).
+        pub job_in: Signal<In, bool>,
+        /// A result frame was sent (JOBS_OUT counts it).
+        pub job_out: Signal<In, bool>,
+        /// The result frame sent was an error (JOBS_FAILED counts it; with `job_out`).
+        pub job_failed: Signal<In, bool>,
+        /// A request was refused with KEY_NOT_LOADED (sets ERRORS.KEY_NOT_LOADED).
+        pub saw_key_not_loaded: Signal<In, bool>,
+        /// A request was refused as MALFORMED (sets ERRORS.MALFORMED).
+        pub saw_malformed: Signal<In, bool>,
+        /// A key is committed.
+        pub key_valid: Signal<Out, bool>,
+        /// The committed key's id.
+        pub key_id: Signal<Out, Bits<8>>,
+        /// Shift `key_load_data` into register `key_load_target` of path `key_load_slot` of every
+        /// core (one cycle per accepted KEY_DATA write).
+        pub key_load: Signal<Out, bool>,
+        /// The path a key load writes: false = p, true = q (KEY_SELECT.PATH).
+        pub key_load_slot: Signal<Out, bool>,
+        /// The load target's index (KEY_SELECT.TARGET).
+        pub key_load_target: Signal<Out, Bits<TARGET_BITS>>,
+        /// The 17 bits written to KEY_DATA.
+        pub key_load_data: Signal<Out, Bits<LIMB_BITS>>,
+        /// One cycle: CONTROL.SOFT_RESET was written (never refused; the key stays).
+        pub soft_reset: Signal<Out, bool>,
+        /// PACKET_HOLD: cycles the result stream holds a burst's last beat for another result to
+        /// join its packet (0: none).
+        pub packet_hold: Signal<Out, Bits<PACKET_HOLD_BITS>>,
+        // The read-only configuration values.
+        id_value: Constant<Bits<32>>,
+        version_value: Constant<Bits<32>>,
+        key_bits_value: Constant<Bits<32>>,
+        cores_value: Constant<Bits<32>>,
+        digits_value: Constant<Bits<32>>,
+        window_bits_value: Constant<Bits<32>>,
+        digits_per_step_value: Constant<Bits<32>>,
+        schedule_value: Constant<Bits<32>>,
+        stream_bits_value: Constant<Bits<32>>,
+        limb_bits_value: Constant<Bits<32>>,
+        // The fields' bits, from the contract.
+        begin_bit: Constant<Bits<32>>,
+        soft_reset_bit: Constant<Bits<32>>,
+        commit_bit: Constant<Bits<32>>,
+        key_id_shift: Constant<Bits<32>>,
+        q_path_bit: Constant<Bits<32>>,
+        status_key_valid_at: Constant<Bits<32>>,
+        status_busy_at: Constant<Bits<32>>,
+        status_key_loading_at: Constant<Bits<32>>,
+        q_path_at: Constant<Bits<32>>,
+        error_key_not_loaded_at: Constant<Bits<ERROR_BITS>>,
+        error_malformed_at: Constant<Bits<ERROR_BITS>>,
+        error_key_load_refused_at: Constant<Bits<ERROR_BITS>>,
+        // The registers' byte offsets.
+        at_id: Constant<Bits<ADDRESS_BITS>>,
+        at_version: Constant<Bits<ADDRESS_BITS>>,
+        at_key_bits: Constant<Bits<ADDRESS_BITS>>,
+        at_cores: Constant<Bits<ADDRESS_BITS>>,
+        at_digits: Constant<Bits<ADDRESS_BITS>>,
+        at_window_bits: Constant<Bits<ADDRESS_BITS>>,
+        at_digits_per_step: Constant<Bits<ADDRESS_BITS>>,
+        at_schedule: Constant<Bits<ADDRESS_BITS>>,
+        at_stream_bits: Constant<Bits<ADDRESS_BITS>>,
+        at_limb_bits: Constant<Bits<ADDRESS_BITS>>,
+        at_status: Constant<Bits<ADDRESS_BITS>>,
+        at_errors: Constant<Bits<ADDRESS_BITS>>,
+        at_jobs_in: Constant<Bits<ADDRESS_BITS>>,
+        at_jobs_out: Constant<Bits<ADDRESS_BITS>>,
+        at_jobs_failed: Constant<Bits<ADDRESS_BITS>>,
+        at_control: Constant<Bits<ADDRESS_BITS>>,
+        at_key_control: Constant<Bits<ADDRESS_BITS>>,
+        at_key_id: Constant<Bits<ADDRESS_BITS>>,
+        at_key_select: Constant<Bits<ADDRESS_BITS>>,
+        at_key_data: Constant<Bits<ADDRESS_BITS>>,
+        at_packet_hold: Constant<Bits<ADDRESS_BITS>>,
+        // Channel state.
+        bvalid: DFF<bool>,
+        rvalid: DFF<bool>,
+        rdata: DFF<Bits<32>>,
+        // Register state.
+        key_valid_r: DFF<bool>,
+        key_id_r: DFF<Bits<8>>,
+        loading: DFF<bool>,
+        spoiled: DFF<bool>,
+        select_target: DFF<Bits<TARGET_BITS>>,
+        select_q: DFF<bool>,
+        errors: DFF<Bits<ERROR_BITS>>,
+        jobs_in: DFF<Bits<32>>,
+        jobs_out: DFF<Bits<32>>,
+        jobs_failed: DFF<Bits<32>>,
+        load_pulse: DFF<bool>,
+        load_data: DFF<Bits<LIMB_BITS>>,
+        reset_pulse: DFF<bool>,
+        packet_hold_r: DFF<Bits<PACKET_HOLD_BITS>>,
+        // This cycle's write, its address and data; this cycle's read address and value.
+        write: Signal<Local, bool>,
+        write_at: Signal<Local, Bits<ADDRESS_BITS>>,
+        write_data: Signal<Local, Bits<32>>,
+        read_at: Signal<Local, Bits<ADDRESS_BITS>>,
+        read_value: Signal<Local, Bits<32>>,
+        // The key writes of this cycle, and whether they are refused.
+        key_begin: Signal<Local, bool>,
+        key_commit: Signal<Local, bool>,
+        key_data: Signal<Local, bool>,
+        refuse: Signal<Local, bool>,
+        // Errors seen this cycle, and bits cleared by this cycle's ERRORS write.
+        raised: Signal<Local, Bits<ERROR_BITS>>,
+        cleared: Signal<Local, Bits<ERROR_BITS>>,
+    }
 }
 
 fn word(x: usize) -> Constant<Bits<32>> {
@@ -197,25 +167,8 @@ impl Registers {
         let (key_bits, cores, digits) = (config.key_bits, config.cores, config.digits());
         let (window_bits, stream_bits, digits_per_step) =
             (config.window_bits, config.stream_bits, config.digits_per_step);
-        Registers {
+        axi_lite_slave!(Registers {
             clock: Default::default(),
-            s_axil_awaddr: Default::default(),
-            s_axil_awvalid: Default::default(),
-            s_axil_awready: Default::default(),
-            s_axil_wdata: Default::default(),
-            s_axil_wstrb: Default::default(),
-            s_axil_wvalid: Default::default(),
-            s_axil_wready: Default::default(),
-            s_axil_bresp: Default::default(),
-            s_axil_bvalid: Default::default(),
-            s_axil_bready: Default::default(),
-            s_axil_araddr: Default::default(),
-            s_axil_arvalid: Default::default(),
-            s_axil_arready: Default::default(),
-            s_axil_rdata: Default::default(),
-            s_axil_rresp: Default::default(),
-            s_axil_rvalid: Default::default(),
-            s_axil_rready: Default::default(),
             busy: Default::default(),
             job_in: Default::default(),
             job_out: Default::default(),
@@ -301,7 +254,7 @@ impl Registers {
             refuse: Default::default(),
             raised: Default::default(),
             cleared: Default::default(),
-        }
+        })
     }
 }
 

@@ -1,14 +1,14 @@
-//! Stage 1's column addends in the folding multiplier ([`crate::fold_mul`]): for each column j,
+//! Stage 1's column addends in the folding multiplier ([`super::fold_mul`]): for each column j,
 //! the limb of T it adds as it is (folding t_(j+k), classic register j + 1) plus the low and top
 //! pieces of the a·b products that land in column j, but the low pieces a loop DSP adds
-//! ([`crate::window_pieces`]). The a·b products are registered a cycle before stage 1, so these
+//! ([`super::window_pieces`]). The a·b products are registered a cycle before stage 1, so these
 //! sums take stage 1's cycle and stage 2's adder trees keep k + 1 terms a column. The Verilog is
-//! written from the shape, like [`crate::fold_sum`]'s.
+//! written from the shape, each column a balanced adder tree (`balanced_sum`, which stage 2,
+//! [`super::fold_sum`], takes with the addends' width [`BASE_BITS`]).
 
-use crate::fold_sum::balanced_sum;
 use crate::many;
-use crate::mul_add::T_BITS;
-use crate::window_pieces::{low_in_loop, LOW_BITS, TOP_BITS};
+use crate::multiplier::mul_add::T_BITS;
+use crate::multiplier::window_pieces::{low_in_loop, LOW_BITS, TOP_BITS};
 use ecrt_golden::hw::wide;
 use rust_hdl::prelude::*;
 use std::fmt::Write;
@@ -83,9 +83,28 @@ impl Logic for FoldBase {
     }
 }
 
+/// `terms` added as a balanced tree, so that a column of k + 1 terms is ⌈log2(k + 1)⌉ adders
+/// deep rather than k: synthesis keeps the order it is given.
+pub(crate) fn balanced_sum(terms: &[String]) -> String {
+    match terms {
+        [one] => one.clone(),
+        _ => {
+            let (low, high) = terms.split_at(terms.len().div_ceil(2));
+            format!("({} + {})", balanced_sum(low), balanced_sum(high))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sums_are_balanced_trees() {
+        let terms: Vec<String> = ["a", "b", "c", "d", "e"].iter().map(|t| t.to_string()).collect();
+        assert_eq!(balanced_sum(&terms[..1]), "a");
+        assert_eq!(balanced_sum(&terms), "(((a + b) + c) + (d + e))");
+    }
 
     // Checked against the golden model inside the multiplier (fold_mul's tests).
     #[test]

@@ -8,7 +8,7 @@
 //! own registers, so the choice costs a multiplexer on one limb, not a copy.
 use crate::config::STEP_BITS;
 use crate::many;
-use crate::mul_add::{X_BITS, Y_BITS};
+use crate::multiplier::mul_add::{X_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 
 /// The correction's state.

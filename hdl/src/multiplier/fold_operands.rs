@@ -1,5 +1,5 @@
-//! One slot's operands inside the folding multiplier ([`crate::fold_mul`]): the multiplicand B,
-//! held for the whole multiplication in 23-bit windows ([`crate::b_windows`], for the 24×17 a·b
+//! One slot's operands inside the folding multiplier ([`super::fold_mul`]): the multiplicand B,
+//! held for the whole multiplication in 23-bit windows ([`super::b_windows`], for the 24×17 a·b
 //! products), and the multiplier A, consumed k limbs per step. A's
 //! redundant limbs (< 2^17 + 4) are resolved into exact digits as they are consumed: digit_l =
 //! lo17(a_l + carry_l), carry_(l+1) = 1 when a_l + carry_l ≥ 2^17; the carry out of the last is
@@ -14,10 +14,10 @@
 //! products' (`quotient_turn` tells which is next); the digit is consumed in the second. A step
 //! count per mode: m folding, S classic, N's limbs for the decremented pass.
 
-use crate::b_windows::BWindows;
 use crate::config::STEP_BITS;
 use crate::many;
-use crate::mul_add::{WINDOW_BITS, X_BITS, Y_BITS};
+use crate::multiplier::b_windows::BWindows;
+use crate::multiplier::mul_add::{WINDOW_BITS, X_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 
 /// A slot's operand registers and k-digit sequencer.

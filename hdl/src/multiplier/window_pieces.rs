@@ -2,14 +2,14 @@
 //! (`ecrt_golden::hw::wide::split`): the product of row l and window w lands s_w bits into column
 //! l + c_w (23w = 17·c_w + s_w). Its low piece, (p mod 2^(17 − s_w))·2^(s_w) < 2^17, goes to that
 //! column's addend, its top piece, p >> (34 − s_w) < 2^23, to the addend two columns up
-//! ([`crate::fold_base`]), and its middle piece, 17 bits, to the C port of the loop DSP of row l
+//! ([`super::fold_base`]), and its middle piece, 17 bits, to the C port of the loop DSP of row l
 //! at position c_w + 1 (loop DSP (l, i) lands in column l + i, as the middle piece must). c_w
 //! grows by 1 or 2 a window, so no position gets two middle pieces, and a position that gets
 //! none is a landing column: there the low piece goes to the C port instead of the addend
 //! ([`low_in_loop`]). Wiring only; the Verilog is written from the shape.
 
 use crate::many;
-use crate::mul_add::{AB_BITS, Y_BITS};
+use crate::multiplier::mul_add::{AB_BITS, Y_BITS};
 use ecrt_golden::hw::wide;
 use rust_hdl::prelude::*;
 use std::fmt::Write;

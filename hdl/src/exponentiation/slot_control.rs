@@ -22,7 +22,7 @@
 //! 6. term = L·(t_p·R mod n)·R^(−1) mod n = L·t_p mod n, < n: the slot's result.
 
 use crate::many;
-use crate::mul_add::{X_BITS, Y_BITS};
+use crate::multiplier::mul_add::{X_BITS, Y_BITS};
 use ecrt_golden::hw::Schedule;
 use rust_hdl::prelude::*;
 
@@ -313,7 +313,97 @@ impl SlotControl {
     }
 }
 
+// `update` in parts, each one job. rust-hdl's `#[hdl_gen]` translates one function body into the
+// block's always block and its `connect`; a helper function called from that body would be
+// simulated but not translated. So each part is a `#[hdl_gen]` function of its own (`update` of
+// `part::Part<P>`, P naming the part), and `Logic for SlotControl` runs the parts in the order of
+// `PARTS` and writes their statements, in the same order, as one always block: the Verilog is
+// that of a single `update` whose body is the parts' bodies one after another.
+
+mod part {
+    use rust_hdl::prelude::Verilog;
+
+    /// One part of [`super::SlotControl`]'s `update`, named by `P`. Kept in this module, out of
+    /// the slot's scope, so that `self.update()` and `self.connect()` there stay `Logic`'s.
+    pub(super) trait Part<P> {
+        /// The part's share of a simulation step.
+        fn update(&mut self);
+        /// Marks what the part drives as driven (written by `#[hdl_gen]` from `update`).
+        fn connect(&mut self);
+        /// The part's statements of the always block (written by `#[hdl_gen]` from `update`).
+        fn hdl(&self) -> Verilog;
+    }
+
+    // The parts' names, in the order of `PARTS`; each `impl Part` says what its part does.
+    pub(super) enum Defaults {}
+    pub(super) enum TableRead {}
+    pub(super) enum ModulusSelect {}
+    pub(super) enum KeyHold {}
+    pub(super) enum KeyLoad {}
+    pub(super) enum Step {}
+    pub(super) enum TableComplete {}
+    pub(super) enum NextMode {}
+    pub(super) enum ExponentRotation {}
+    pub(super) enum TableStorage {}
+    pub(super) enum OperandSelect {}
+}
+
+/// A part's functions, so that [`PARTS`] lists the parts once, in order.
+struct PartFns {
+    update: fn(&mut SlotControl),
+    connect: fn(&mut SlotControl),
+    hdl: fn(&SlotControl) -> Verilog,
+}
+
+const fn part<P>() -> PartFns
+where
+    SlotControl: part::Part<P>,
+{
+    PartFns {
+        update: <SlotControl as part::Part<P>>::update,
+        connect: <SlotControl as part::Part<P>>::connect,
+        hdl: <SlotControl as part::Part<P>>::hdl,
+    }
+}
+
+/// The parts of `update`, in the order they run and their statements are written.
+const PARTS: [PartFns; 11] = [
+    part::<part::Defaults>(),
+    part::<part::TableRead>(),
+    part::<part::ModulusSelect>(),
+    part::<part::KeyHold>(),
+    part::<part::KeyLoad>(),
+    part::<part::Step>(),
+    part::<part::TableComplete>(),
+    part::<part::NextMode>(),
+    part::<part::ExponentRotation>(),
+    part::<part::TableStorage>(),
+    part::<part::OperandSelect>(),
+];
+
 impl Logic for SlotControl {
+    fn update(&mut self) {
+        for part in &PARTS {
+            (part.update)(self);
+        }
+    }
+    fn connect(&mut self) {
+        for part in &PARTS {
+            (part.connect)(self);
+        }
+    }
+    fn hdl(&self) -> Verilog {
+        let statements = PARTS.iter().flat_map(|part| match (part.hdl)(self) {
+            Verilog::Combinatorial(statements) => statements,
+            _ => unreachable!("#[hdl_gen] writes an always block"),
+        });
+        Verilog::Combinatorial(statements.collect())
+    }
+}
+
+/// Each cycle's defaults: the sequencer's registers hold, the pulses are low, nothing is written
+/// to the table, and both operands are the multiplier's result.
+impl part::Part<part::Defaults> for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -339,8 +429,15 @@ impl Logic for SlotControl {
         self.rotate.next = false;
         self.a_from.next = Operand::Result;
         self.b_from.next = Operand::Result;
-        // The table entry of the current window, read with last cycle's address. Segmented: sq
-        // (T[2]) while acc·sq is in flight, for the squaring that follows it; acc otherwise.
+    }
+}
+
+/// The address of the table entry to read, for `TableStorage` a cycle later: the current
+/// window's; segmented, sq (T[2]) while acc·sq is in flight, for the squaring that follows it, acc
+/// otherwise. And the exponent bit of the current step.
+impl part::Part<part::TableRead> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         if self.segmented.val() {
             self.read_address.d.next = 0.into();
             if self.acc_set.q.val() {
@@ -361,8 +458,14 @@ impl Logic for SlotControl {
         for i in (self.exponent.len() - 1)..self.exponent.len() {
             self.exponent_bit.next = self.exponent[i].q.val().get_bit(0);
         }
+    }
+}
 
-        // The multiplier's modulus: the operation's (the state names the multiplication in flight).
+/// The multiplier's modulus and N′: the operation's (the state names the multiplication in
+/// flight): p², the exact division's 2^(17M) − p or n; and n for the final correction.
+impl part::Part<part::ModulusSelect> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         self.n_prime_out.next = self.n_prime.q.val();
         if self.state.q.val() == SlotState::Divide {
             self.n_prime_out.next = self.n_prime_div.q.val();
@@ -382,7 +485,14 @@ impl Logic for SlotControl {
         for j in 0..self.modulus_n.len() {
             self.n_public[j].next = self.modulus_n[j].q.val();
         }
-        // Registers hold; a load shifts the chosen one by one limb (entering at the top) or window.
+    }
+}
+
+/// The key's registers, the base and the exponent hold (a load shifts one of them, in
+/// `KeyLoad`); M̂ goes to the multiplier.
+impl part::Part<part::KeyHold> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         for j in 0..self.modulus.len() {
             self.modulus[j].clock.next = self.clock.val();
             self.modulus_div[j].clock.next = self.clock.val();
@@ -418,6 +528,14 @@ impl Logic for SlotControl {
             self.m_hat[j].d.next = self.m_hat[j].q.val();
             self.m_hat_out[j].next = self.m_hat[j].q.val();
         }
+    }
+}
+
+/// The load path: a load shifts the chosen register by one limb (entering at the top) or one
+/// window.
+impl part::Part<part::KeyLoad> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         if self.load.val() {
             match self.load_target.val() {
                 LoadTarget::Modulus => {
@@ -512,6 +630,15 @@ impl Logic for SlotControl {
                 _ => {}
             }
         }
+    }
+}
+
+/// The schedule's step: in each state, when the multiplication in flight is done, issue the next
+/// one (its operands, whether it is a wide REDC or takes A − 1), store its result in the table
+/// where it is an entry, count the squarings and windows, and at the end signal `done`.
+impl part::Part<part::Step> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         match self.state.q.val() {
             SlotState::Idle => {
                 if self.start.val() {
@@ -645,9 +772,14 @@ impl Logic for SlotControl {
                 self.state.d.next = SlotState::Idle;
             }
         }
+    }
+}
 
-        // The table is complete: acc = T[top window], then its first squaring (or, for a single
-        // window, straight out of the domain).
+/// The table is complete (fixed windows): acc = T[top window], then its first squaring (or, for
+/// a single window, straight out of the domain).
+impl part::Part<part::TableComplete> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         self.table_complete.next = self.mm_done.val()
             & !self.segmented.val()
             & (((self.state.q.val() == SlotState::ToMontgomery) & (self.table_last.val() == 1))
@@ -664,15 +796,25 @@ impl Logic for SlotControl {
                 self.state.d.next = SlotState::FromMontgomery;
             }
         }
+    }
+}
 
-        // The next multiplication's mode: the next state names it.
+/// The next multiplication's mode, classic or folding: the next state names it.
+impl part::Part<part::NextMode> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         self.issue_classic.next = (self.state.d.val() == SlotState::Reduce)
             | (self.state.d.val() == SlotState::FromMontgomery)
             | (self.state.d.val() == SlotState::Divide)
             | (self.state.d.val() == SlotState::Scale);
+    }
+}
 
-        // The exponent rotates by one window as each window is consumed (segmented: the other way,
-        // least significant bit first): after W rotations it is back as loaded, for the next base.
+/// The exponent rotates by one window as each window is consumed (segmented: the other way,
+/// least significant bit first): after W rotations it is back as loaded, for the next base.
+impl part::Part<part::ExponentRotation> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         if self.rotate.val() {
             if self.segmented.val() {
                 for i in 1..self.exponent.len() {
@@ -694,8 +836,14 @@ impl Logic for SlotControl {
                 }
             }
         }
+    }
+}
 
-        // Table storage: T[1 … 2^w − 1] in one small RAM per limb column.
+/// The table: T[1 … 2^w − 1] in one small RAM per limb column, and the entry read from it
+/// (bypassed when it is written in the same cycle; T[0] is R mod N, loaded with the key).
+impl part::Part<part::TableStorage> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         for j in 0..self.table.len() {
             self.table[j].read_clock.next = self.clock.val();
             self.table[j].write_clock.next = self.clock.val();
@@ -705,8 +853,9 @@ impl Logic for SlotControl {
             self.table[j].write_enable.next = self.write_enable.val();
         }
 
-        // Every multiplexer below is an AND-OR of one-hot masks: per bit one LUT over its sources,
-        // where an if-chain over the operand codes becomes a 16-way multiplexer tree per bit.
+        // Every multiplexer here and in `OperandSelect` is an AND-OR of one-hot masks: per bit one
+        // LUT over its sources, where an if-chain over the operand codes becomes a 16-way
+        // multiplexer tree per bit.
         self.entry_ram.next = 0.into();
         self.entry_bypass.next = 0.into();
         self.entry_one.next = 0.into();
@@ -722,8 +871,14 @@ impl Logic for SlotControl {
                 | (self.mm_result[j].val() & self.entry_bypass.val())
                 | (self.one[j].q.val() & self.entry_one.val());
         }
+    }
+}
 
-        // Operand multiplexers (a wide REDC's: the base's limbs below L as B, from L on as A).
+/// The operand multiplexers (a wide REDC's: the base's limbs below L as B, from L on as A), and
+/// B = 1 (`Operand::Unit`: the way out of the domain and the exact division).
+impl part::Part<part::OperandSelect> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
         self.a_result.next = 0.into();
         self.a_entry.next = 0.into();
         self.a_base.next = 0.into();

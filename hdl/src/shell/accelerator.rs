@@ -10,13 +10,14 @@
 //! of the jobs under way; the cores run those jobs out, and the key stays.
 
 use crate::config::AcceleratorConfig;
-use crate::decrypt_core::DecryptCore;
-use crate::interface::{ADDRESS_BITS, FRAME_TIMEOUT_CYCLES, LANE_BITS};
+use crate::decryption::decrypt_core::DecryptCore;
+use crate::exponentiation::slot_control::LoadTarget;
+use crate::interface::{FRAME_TIMEOUT_CYCLES, LANE_BITS};
 use crate::many;
-use crate::registers::{Registers, TARGET_BITS};
-use crate::slot_control::LoadTarget;
-use crate::stream_in::StreamIn;
-use crate::stream_out::StreamOut;
+use crate::shell::axi_lite::axi_lite_slave;
+use crate::shell::registers::{Registers, TARGET_BITS};
+use crate::shell::stream_in::StreamIn;
+use crate::shell::stream_out::StreamOut;
 use rust_hdl::prelude::*;
 
 /// The load targets the register block's 4-bit `KEY_SELECT.TARGET` decodes (in encoding order;
@@ -24,74 +25,43 @@ use rust_hdl::prelude::*;
 pub const DECODED_TARGETS: usize = ecrt_contract::host::LoadTarget::ALL.len();
 const _: () = assert!(DECODED_TARGETS <= 1 << TARGET_BITS);
 
-/// The accelerator.
-#[derive(LogicBlock)]
-pub struct Accelerator {
-    /// The clock (XDMA's `axi_aclk`).
-    pub clock: Signal<In, Clock>,
-    /// AXI4-Lite write address.
-    pub s_axil_awaddr: Signal<In, Bits<ADDRESS_BITS>>,
-    /// AXI4-Lite write address valid.
-    pub s_axil_awvalid: Signal<In, bool>,
-    /// AXI4-Lite write address ready.
-    pub s_axil_awready: Signal<Out, bool>,
-    /// AXI4-Lite write data.
-    pub s_axil_wdata: Signal<In, Bits<32>>,
-    /// AXI4-Lite write strobes: any set writes the whole register, none writes nothing.
-    pub s_axil_wstrb: Signal<In, Bits<4>>,
-    /// AXI4-Lite write data valid.
-    pub s_axil_wvalid: Signal<In, bool>,
-    /// AXI4-Lite write data ready.
-    pub s_axil_wready: Signal<Out, bool>,
-    /// AXI4-Lite write response (OKAY).
-    pub s_axil_bresp: Signal<Out, Bits<2>>,
-    /// AXI4-Lite write response valid.
-    pub s_axil_bvalid: Signal<Out, bool>,
-    /// AXI4-Lite write response ready.
-    pub s_axil_bready: Signal<In, bool>,
-    /// AXI4-Lite read address.
-    pub s_axil_araddr: Signal<In, Bits<ADDRESS_BITS>>,
-    /// AXI4-Lite read address valid.
-    pub s_axil_arvalid: Signal<In, bool>,
-    /// AXI4-Lite read address ready.
-    pub s_axil_arready: Signal<Out, bool>,
-    /// AXI4-Lite read data.
-    pub s_axil_rdata: Signal<Out, Bits<32>>,
-    /// AXI4-Lite read response (OKAY).
-    pub s_axil_rresp: Signal<Out, Bits<2>>,
-    /// AXI4-Lite read data valid.
-    pub s_axil_rvalid: Signal<Out, bool>,
-    /// AXI4-Lite read data ready.
-    pub s_axil_rready: Signal<In, bool>,
-    /// Request stream TDATA, one 32-bit lane per element.
-    pub s_axis_tdata: Vec<Signal<In, Bits<LANE_BITS>>>,
-    /// Request stream TVALID.
-    pub s_axis_tvalid: Signal<In, bool>,
-    /// Request stream TREADY.
-    pub s_axis_tready: Signal<Out, bool>,
-    /// Request stream TLAST.
-    pub s_axis_tlast: Signal<In, bool>,
-    /// Result stream TDATA, one 32-bit lane per element.
-    pub m_axis_tdata: Vec<Signal<Out, Bits<LANE_BITS>>>,
-    /// Result stream TVALID.
-    pub m_axis_tvalid: Signal<Out, bool>,
-    /// Result stream TREADY.
-    pub m_axis_tready: Signal<In, bool>,
-    /// Result stream TLAST.
-    pub m_axis_tlast: Signal<Out, bool>,
-    registers: Registers,
-    stream_in: StreamIn,
-    cores: Vec<DecryptCore>,
-    stream_out: StreamOut,
-    // The cores' ready, registered for the dispatcher: its limbs and starts depend on it, and the
-    // cores' ready shares an always block with their inputs (a false combinational loop for
-    // Verilator otherwise). The dispatcher allows for the cycle of delay.
-    core_ready: Vec<DFF<bool>>,
-    // Any core busy; the key load target decoded from its 4-bit index, and whether it is one.
-    cores_busy: Signal<Local, bool>,
-    load_target: Signal<Local, LoadTarget>,
-    target_known: Signal<Local, bool>,
-    target_index: Signal<Local, Bits<TARGET_BITS>>,
+axi_lite_slave! {
+    /// The accelerator.
+    #[derive(LogicBlock)]
+    pub struct Accelerator {
+        /// The clock (XDMA's `axi_aclk`).
+        pub clock: Signal<In, Clock>,
+        // Then the AXI4-Lite slave, `s_axil_*` (written in by `axi_lite_slave!`).
+        /// Request stream TDATA, one 32-bit lane per element.
+        pub s_axis_tdata: Vec<Signal<In, Bits<LANE_BITS>>>,
+        /// Request stream TVALID.
+        pub s_axis_tvalid: Signal<In, bool>,
+        /// Request stream TREADY.
+        pub s_axis_tready: Signal<Out, bool>,
+        /// Request stream TLAST.
+        pub s_axis_tlast: Signal<In, bool>,
+        /// Result stream TDATA, one 32-bit lane per element.
+        pub m_axis_tdata: Vec<Signal<Out, Bits<LANE_BITS>>>,
+        /// Result stream TVALID.
+        pub m_axis_tvalid: Signal<Out, bool>,
+        /// Result stream TREADY.
+        pub m_axis_tready: Signal<In, bool>,
+        /// Result stream TLAST.
+        pub m_axis_tlast: Signal<Out, bool>,
+        registers: Registers,
+        stream_in: StreamIn,
+        cores: Vec<DecryptCore>,
+        stream_out: StreamOut,
+        // The cores' ready, registered for the dispatcher: its limbs and starts depend on it, and the
+        // cores' ready shares an always block with their inputs (a false combinational loop for
+        // Verilator otherwise). The dispatcher allows for the cycle of delay.
+        core_ready: Vec<DFF<bool>>,
+        // Any core busy; the key load target decoded from its 4-bit index, and whether it is one.
+        cores_busy: Signal<Local, bool>,
+        load_target: Signal<Local, LoadTarget>,
+        target_known: Signal<Local, bool>,
+        target_index: Signal<Local, Bits<TARGET_BITS>>,
+    }
 }
 
 impl Accelerator {
@@ -99,25 +69,8 @@ impl Accelerator {
     /// rust-hdl tests build tiny keys that `validate` refuses).
     pub fn new(config: &AcceleratorConfig) -> Self {
         let (digits, lanes, cores) = (config.digits(), config.lanes(), config.cores);
-        Accelerator {
+        axi_lite_slave!(Accelerator {
             clock: Default::default(),
-            s_axil_awaddr: Default::default(),
-            s_axil_awvalid: Default::default(),
-            s_axil_awready: Default::default(),
-            s_axil_wdata: Default::default(),
-            s_axil_wstrb: Default::default(),
-            s_axil_wvalid: Default::default(),
-            s_axil_wready: Default::default(),
-            s_axil_bresp: Default::default(),
-            s_axil_bvalid: Default::default(),
-            s_axil_bready: Default::default(),
-            s_axil_araddr: Default::default(),
-            s_axil_arvalid: Default::default(),
-            s_axil_arready: Default::default(),
-            s_axil_rdata: Default::default(),
-            s_axil_rresp: Default::default(),
-            s_axil_rvalid: Default::default(),
-            s_axil_rready: Default::default(),
             s_axis_tdata: many(lanes),
             s_axis_tvalid: Default::default(),
             s_axis_tready: Default::default(),
@@ -137,7 +90,7 @@ impl Accelerator {
             load_target: Default::default(),
             target_known: Default::default(),
             target_index: Default::default(),
-        }
+        })
     }
 }
 

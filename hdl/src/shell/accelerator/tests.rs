@@ -49,7 +49,7 @@ fn accelerator_decodes_every_load_target() {
     ];
     assert_eq!(decoded.len(), DECODED_TARGETS);
     assert_eq!(load_target_names(), decoded, "update Accelerator::update's target chain to LoadTarget");
-    let rtl: Vec<String> = match crate::slot_control::LoadTarget::descriptor().kind {
+    let rtl: Vec<String> = match crate::exponentiation::slot_control::LoadTarget::descriptor().kind {
         TypeKind::Enum(names) => names.iter().map(|n| n.trim_start_matches("LoadTarget::").to_string()).collect(),
         _ => Vec::new(),
     };

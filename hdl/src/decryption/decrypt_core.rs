@@ -4,10 +4,10 @@
 //!
 //! A job: 2·S ciphertext limbs shifted in, `start` with a tag, a fixed number of cycles, then S
 //! plaintext limbs taken out. The key (both paths' constants) is loaded once, while idle.
-use crate::correction::Correction;
-use crate::modexp::ModExp;
-use crate::mul_add::{X_BITS, Y_BITS};
-use crate::slot_control::LoadTarget;
+use crate::decryption::correction::Correction;
+use crate::exponentiation::modexp::ModExp;
+use crate::exponentiation::slot_control::LoadTarget;
+use crate::multiplier::mul_add::{X_BITS, Y_BITS};
 use ecrt_golden::hw::{FoldShape, Schedule};
 use rust_hdl::prelude::*;
 

@@ -1,8 +1,8 @@
-//! The folding multiplier's second stage ([`crate::fold_mul`]): every column sum and its
+//! The folding multiplier's second stage ([`super::fold_mul`]): every column sum and its
 //! redistribution, combinational. Column j of the new T is c_j = base_j + Σ_l P_(l, j−l), where
 //! base_j is t_(j+k) plus the other pieces of the a·b products landing in column j (added in
-//! stage 1, [`crate::fold_base`]) and P_(l,i) = t_l·m̂_i + (a piece of row l's a·b products) the
-//! registered output of loop DSP (l, i) ([`crate::window_pieces`]); then
+//! stage 1, [`super::fold_base`]) and P_(l,i) = t_l·m̂_i + (a piece of row l's a·b products) the
+//! registered output of loop DSP (l, i) ([`super::window_pieces`]); then
 //! t′_j = lo17(c_j) + mid17(c_(j−1)) + hi(c_(j−2)) (`ecrt_golden::hw::FoldContext::step`).
 //!
 //! In the classic mode (`ecrt_golden::hw::ClassicPass::step`) only the first row's products are
@@ -17,9 +17,9 @@
 //! writes its Verilog from the shape: rust-hdl's own loops cannot index with a parameter, nor
 //! cast an indexed signal.
 
-use crate::fold_base::BASE_BITS;
 use crate::many;
-use crate::mul_add::{LOOP_BITS, T_BITS, Y_BITS};
+use crate::multiplier::fold_base::{balanced_sum, BASE_BITS};
+use crate::multiplier::mul_add::{LOOP_BITS, T_BITS, Y_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
@@ -136,31 +136,12 @@ impl Logic for FoldSum {
     }
 }
 
-/// `terms` added as a balanced tree, so that a column of k + 1 terms is ⌈log2(k + 1)⌉ adders
-/// deep rather than k: synthesis keeps the order it is given.
-pub(crate) fn balanced_sum(terms: &[String]) -> String {
-    match terms {
-        [one] => one.clone(),
-        _ => {
-            let (low, high) = terms.split_at(terms.len().div_ceil(2));
-            format!("({} + {})", balanced_sum(low), balanced_sum(high))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     // Its arithmetic is checked step by step against the golden model inside the multiplier
     // (fold_mul's tests, in rust-hdl and, through the Verilog, in Verilator).
-    #[test]
-    fn sums_are_balanced_trees() {
-        let terms: Vec<String> = ["a", "b", "c", "d", "e"].iter().map(|t| t.to_string()).collect();
-        assert_eq!(balanced_sum(&terms[..1]), "a");
-        assert_eq!(balanced_sum(&terms), "(((a + b) + c) + (d + e))");
-    }
-
     #[test]
     fn fold_sum_is_synthesizable() {
         let mut uut = FoldSum::new(3, 4, 4, 8);

@@ -7,10 +7,10 @@
 //! the ciphertext, the way out of the domain, the exact division, ×t·R mod n) as its classic
 //! passes over S = k·(m − 1) digits, so that both share R = 2^(17·S).
 
-use crate::fold_mul::FoldMul;
+use crate::exponentiation::slot_control::{LoadTarget, SlotControl};
 use crate::many;
-use crate::mul_add::{X_BITS, Y_BITS};
-use crate::slot_control::{LoadTarget, SlotControl};
+use crate::multiplier::fold_mul::FoldMul;
+use crate::multiplier::mul_add::{X_BITS, Y_BITS};
 use ecrt_golden::hw::{FoldShape, Schedule};
 use rust_hdl::prelude::*;
 

@@ -40,7 +40,7 @@ fn decrypts_like_the_golden_model_step_by_step_segmented() {
 fn decrypts_like_the_golden_model(schedule: Schedule, k: usize) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(44);
     let key_bits = 64usize;
-    let w = crate::slot_control::exponent_window_bits(schedule);
+    let w = crate::exponentiation::slot_control::exponent_window_bits(schedule);
     let p = random_prime(key_bits as u64 / 2, &mut rng);
     let q = loop {
         let q = random_prime(key_bits as u64 / 2, &mut rng);

@@ -43,7 +43,7 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
     for (modulus_bits, exponent_bits, schedule, k) in
         [(40u64, 13usize, windows(1), 2usize), (45, 20, windows(3), 3), (64, 11, windows(4), 1), (45, 9, segmented, 2)]
     {
-        let w = crate::slot_control::exponent_window_bits(schedule);
+        let w = crate::exponentiation::slot_control::exponent_window_bits(schedule);
         let shape = FoldShape::new(modulus_bits as usize, k).unwrap();
         let digits = shape.classic_digits();
         let mut slots = Vec::new();
@@ -64,7 +64,7 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
             loads.extend(key.base_loads(&base));
             slots.push((loads, expected));
         }
-        let loads: Vec<(bool, crate::slot_control::LoadTarget, u64)> =
+        let loads: Vec<(bool, crate::exponentiation::slot_control::LoadTarget, u64)> =
             (0..2).flat_map(|s| slots[s].0.iter().map(move |&(t, d)| (s == 1, t.into(), d))).collect();
         let ops = slots[0].1.len();
         let cycles = loads.len() + 4 + (ops + 1) * (4 * digits.max(shape.steps) + 2);

@@ -2,10 +2,10 @@
 //! products (`ecrt_golden::hw::wide::windows`): each limb placed at its offset and cut where it
 //! crosses a window boundary, the pieces of a window added. No carry passes between windows, so
 //! this is wiring and one two-operand adder a window; every window is < 2^24. The Verilog is
-//! written from the widths, like [`crate::fold_normalize`]'s.
+//! written from the widths, like [`super::fold_normalize`]'s.
 
 use crate::many;
-use crate::mul_add::{WINDOW_BITS, X_BITS};
+use crate::multiplier::mul_add::{WINDOW_BITS, X_BITS};
 use ecrt_golden::hw::wide;
 use rust_hdl::prelude::*;
 use std::fmt::Write;

@@ -1,10 +1,10 @@
 //! A folding multiplier's result leaves as normalized limbs: u_j = lo17(t_j) + (t_(j−1) >> 17),
 //! each < 2^17 + 3, so that it fits the DSP48E1's 25-bit port as the next multiplicand
 //! (`ecrt_golden::hw::FoldContext::normalize`). Its Verilog is written from the width, like
-//! [`crate::fold_sum`]'s: the limbs differ in width, which rust-hdl's loops cannot cast.
+//! [`super::fold_sum`]'s: the limbs differ in width, which rust-hdl's loops cannot cast.
 
 use crate::many;
-use crate::mul_add::{T_BITS, X_BITS};
+use crate::multiplier::mul_add::{T_BITS, X_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 

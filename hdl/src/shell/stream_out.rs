@@ -23,7 +23,7 @@
 use crate::interface::{LANE_BITS, PACKET_HOLD_BITS, RESULT_MAGIC};
 use crate::limbs::LIMB_BITS;
 use crate::many;
-use crate::stream_in::{CORE_BITS, LANE_INDEX_BITS, POSITION_BITS, STATUS_BITS, TAG_BITS};
+use crate::shell::stream_in::{CORE_BITS, LANE_INDEX_BITS, POSITION_BITS, STATUS_BITS, TAG_BITS};
 use rust_hdl::prelude::*;
 
 fn constant<const N: usize>(x: u64) -> Constant<Bits<N>> {

@@ -1,0 +1,21 @@
+//! The Montgomery multiplier (docs/architecture.md, "The Montgomery multiplier"): one multiplier
+//! per core with two modes on the same DSP48E1s, the folding mode (k limbs of the multiplier per
+//! step, inside the Montgomery domain) and the classic mode (one digit per step, exact quotient).
+//!
+//! - [`fold_mul`]: the multiplier, two interleaved slots, both modes;
+//! - [`fold_operands`]: a slot's operands, B in windows and A's exact digits k at a time;
+//! - [`b_windows`], [`window_pieces`]: B in 23-bit windows for the 24×17 a·b products, and where
+//!   the pieces of those products land;
+//! - [`fold_base`]: stage 1's column addends;
+//! - [`fold_sum`]: stage 2's column sums and redistribution;
+//! - [`fold_normalize`]: the result's normalized limbs;
+//! - [`mul_add`]: the DSP48E1 leaves, `p = c + x·y`.
+
+pub mod b_windows;
+pub mod fold_base;
+pub mod fold_mul;
+pub mod fold_normalize;
+pub mod fold_operands;
+pub mod fold_sum;
+pub mod mul_add;
+pub mod window_pieces;
