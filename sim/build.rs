@@ -20,8 +20,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let inputs =
-        ["hdl/src", "hdl/Cargo.toml", "contract/src", "contract/Cargo.toml", "golden-model/src", "Cargo.lock"];
+    let inputs = ["hdl/src", "hdl/Cargo.toml", "contract/src", "contract/Cargo.toml", "golden-model/src", "Cargo.lock"];
     let mut paths = Vec::new();
     for input in inputs {
         let path = root.join(input);

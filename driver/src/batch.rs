@@ -85,7 +85,7 @@ where
     let outcomes: Vec<Result<(), E>> = std::thread::scope(|scope| {
         // As many threads as can be had: at the process's limit, fewer, or none and the caller's.
         let workers: Vec<_> =
-            (0..threads).map_while(|_| std::thread::Builder::new().spawn_scoped(scope, &worker).ok()).collect();
+            (0..threads).map_while(|_| std::thread::Builder::new().spawn_scoped(scope, worker).ok()).collect();
         let here = workers.is_empty().then(&worker);
         workers.into_iter().map(|w| w.join().expect("worker thread panicked")).chain(here).collect()
     });

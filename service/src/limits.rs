@@ -110,16 +110,13 @@ impl Read for DeadlineStream {
 
 /// At most one log line a second for events a hostile client can repeat at will (refused and
 /// turned-away connections); the lines left out are counted into the next.
+#[derive(Default)]
 pub struct LogLimiter {
     last: Option<Instant>,
     left_out: u64,
 }
 
 impl LogLimiter {
-    pub const fn new() -> Self {
-        LogLimiter { last: None, left_out: 0 }
-    }
-
     /// Whether to log now, with how many lines were left out since the last one.
     pub fn allow(&mut self, now: Instant) -> Option<u64> {
         if self.last.is_some_and(|last| now.duration_since(last) < Duration::from_secs(1)) {
@@ -174,7 +171,7 @@ mod tests {
 
     #[test]
     fn the_log_limiter_counts_what_it_leaves_out() {
-        let mut limiter = LogLimiter::new();
+        let mut limiter = LogLimiter::default();
         let t0 = Instant::now();
         assert_eq!(limiter.allow(t0), Some(0));
         assert_eq!(limiter.allow(t0 + Duration::from_millis(10)), None);

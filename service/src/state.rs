@@ -232,7 +232,7 @@ impl Shared {
             status_uids,
             // SAFETY: geteuid cannot fail.
             own_uid: unsafe { libc::geteuid() },
-            log_limiter: Mutex::new(LogLimiter::new()),
+            log_limiter: Mutex::new(LogLimiter::default()),
         }
     }
 

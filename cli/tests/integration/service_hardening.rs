@@ -151,7 +151,7 @@ fn silent_and_idle_connections_lose_their_slots() {
     }
     let mut idle = ServiceClient::connect(&socket).expect("the silent connections' slots are free again");
     std::thread::sleep(Duration::from_millis(1500));
-    let closed = idle.keys().err().expect("an idle connection without a key is closed").to_string();
+    let closed = idle.keys().expect_err("an idle connection without a key is closed").to_string();
     assert!(closed.contains("no request came for 1 s"), "{closed}");
     let w = workload(&keys()[0], 31, 3);
     for c in &w.ciphertexts {

@@ -57,3 +57,23 @@ pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
     }
     Ok(Engine::new("xdma", description, jobs, events, threads, Some(stop)).with_held(held).with_open_report(opened))
 }
+
+/// The small card both backends' unit tests talk to: its frame sizes and its result frames.
+#[cfg(test)]
+pub(crate) mod test_card {
+    use ecrt_contract::interface::{self as itf, FrameLayout, ResultFrame};
+    use num_bigint::BigUint;
+
+    pub const DIGITS: usize = 8;
+    pub const STREAM_BITS: usize = 64;
+
+    pub fn layout() -> FrameLayout {
+        FrameLayout::new(DIGITS, STREAM_BITS).unwrap()
+    }
+
+    /// A result frame's bytes.
+    pub fn result_bytes(tag: u16, status: u8, plaintext: BigUint) -> Vec<u8> {
+        let frame = ResultFrame { tag, status, plaintext };
+        itf::words_to_bytes(&itf::encode_result_words(&frame, DIGITS, STREAM_BITS).unwrap())
+    }
+}

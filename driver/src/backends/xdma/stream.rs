@@ -193,6 +193,10 @@ impl<W: Write> Drop for JobQueue<W> {
     }
 }
 
+/// The running stream: its threads, the hook that stops them, the results the reader holds,
+/// where the caller's jobs go.
+pub type Started<W> = (Vec<JoinHandle<()>>, StopHook, HeldResults, JobQueue<W>);
+
 /// Starts the reader, then the writer. Returns the threads, the hook that stops them, the
 /// results the reader holds before it hands them over, and where the caller's jobs go; or why a
 /// thread could not be started (the reader, if it started, is stopped).
@@ -201,7 +205,7 @@ pub fn start<W: Write + Send + 'static>(
     mut c2h: impl Read + Send + 'static,
     setup: StreamSetup,
     events: Sender<Vec<Event>>,
-) -> std::io::Result<(Vec<JoinHandle<()>>, StopHook, HeldResults, JobQueue<W>)> {
+) -> std::io::Result<Started<W>> {
     let stream = Arc::new(Stream {
         table: Mutex::default(),
         reader_wake: Condvar::new(),
@@ -347,16 +351,10 @@ mod tests {
     use super::*;
     use crate::api::{Decryptor, ItemError, Options};
     use crate::engine::Engine;
-    use ecrt_contract::interface::ResultFrame;
     use std::sync::mpsc::{self, Receiver, Sender};
     use std::time::Duration;
 
-    const DIGITS: usize = 8;
-    const STREAM_BITS: usize = 64;
-
-    fn layout() -> FrameLayout {
-        FrameLayout::new(DIGITS, STREAM_BITS).unwrap()
-    }
+    use crate::backends::xdma::test_card::{layout, result_bytes, DIGITS, STREAM_BITS};
 
     /// H2C: each write is one packet (one or more request frames), forwarded whole to the card.
     struct PacketSink(Sender<Vec<u8>>);
@@ -424,16 +422,11 @@ mod tests {
                 }
                 let request = itf::decode_request(&packet, DIGITS, STREAM_BITS).unwrap();
                 if faults.resync_answer == Some(k) {
-                    let answer =
-                        ResultFrame { tag: itf::RESYNC_TAG, status: itf::RESULT_MALFORMED, plaintext: 0u8.into() };
-                    c2h_tx
-                        .send(itf::words_to_bytes(&itf::encode_result_words(&answer, DIGITS, STREAM_BITS).unwrap()))
-                        .unwrap();
+                    c2h_tx.send(result_bytes(itf::RESYNC_TAG, itf::RESULT_MALFORMED, 0u8.into())).unwrap();
                 }
                 let status = if faults.malformed == Some(k) { itf::RESULT_MALFORMED } else { 0 };
                 let plaintext = if status == 0 { &request.ciphertext % &n } else { BigUint::default() };
-                let frame = ResultFrame { tag: request.tag, status, plaintext };
-                let mut bytes = itf::words_to_bytes(&itf::encode_result_words(&frame, DIGITS, STREAM_BITS).unwrap());
+                let mut bytes = result_bytes(request.tag, status, plaintext);
                 if faults.corrupt == Some(k) {
                     bytes[7] |= 0x80;
                 }

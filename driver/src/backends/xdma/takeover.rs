@@ -179,21 +179,14 @@ mod tests {
     //! The takeover against an in-memory card: a register block, an H2C sink that answers the
     //! resynchronisation frame, and a C2H source holding what an earlier host left.
     use super::*;
-    use ecrt_contract::interface::ResultFrame;
     use num_bigint::BigUint;
     use std::path::Path;
     use std::sync::Mutex;
 
-    const DIGITS: usize = 8;
-    const STREAM_BITS: usize = 64;
-
-    fn layout() -> FrameLayout {
-        FrameLayout::new(DIGITS, STREAM_BITS).unwrap()
-    }
+    use crate::backends::xdma::test_card::{layout, result_bytes, DIGITS, STREAM_BITS};
 
     fn result(tag: u16, status: u8, plaintext: u64) -> Vec<u8> {
-        let frame = ResultFrame { tag, status, plaintext: BigUint::from(plaintext) };
-        itf::words_to_bytes(&itf::encode_result_words(&frame, DIGITS, STREAM_BITS).unwrap())
+        result_bytes(tag, status, BigUint::from(plaintext))
     }
 
     /// What the host did to the card, in order.
