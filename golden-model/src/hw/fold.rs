@@ -45,11 +45,9 @@ use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
 use super::exponent::DomainMultiplier;
-use super::wide::{self, Multiplicand};
+use super::wide::{self, Multiplicand, LIMB_BITS};
 use super::{to_digits, HwError, MontgomeryContext};
 
-/// Bits of a limb: the DSP48E1's 18-bit port holds an exact limb.
-pub const LIMB_BITS: u32 = 17;
 /// Largest number of limbs consumed per step.
 pub const MAX_LIMBS_PER_STEP: usize = 16;
 

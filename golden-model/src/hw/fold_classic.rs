@@ -33,7 +33,8 @@
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
-use super::fold::{limbs_value, FoldShape, FoldValue, LIMB_BITS};
+use super::fold::{limbs_value, FoldShape, FoldValue};
+use super::wide::LIMB_BITS;
 use super::wide::{self, Multiplicand};
 use super::{to_digits, HwError};
 

@@ -43,10 +43,10 @@ pub use exponent::{
     exp_in_domain, mont_exp, schedule_cost, segment_ranges, DomainMultiplier, ExpStates, ExpTrace, RtlState, RtlStep,
     Schedule, WindowStep, MAX_WINDOW_BITS,
 };
-pub use fold::{limbs_value, FoldContext, FoldShape, FoldStep, FoldTrace, FoldValue, LIMB_BITS, MAX_LIMBS_PER_STEP};
+pub use fold::{limbs_value, FoldContext, FoldShape, FoldStep, FoldTrace, FoldValue, MAX_LIMBS_PER_STEP};
 pub use fold_classic::{exact_limbs, ClassicOp, ClassicPass, ClassicStep, ClassicTrace};
 pub use montgomery::{MontMulTrace, MontStep, MontgomeryContext};
-pub use wide::Multiplicand;
+pub use wide::{Multiplicand, LIMB_BITS};
 
 use num_bigint::BigUint;
 

@@ -27,7 +27,8 @@
 /// DSP48E1's 25-bit signed port.
 pub const WINDOW_BITS: u32 = 23;
 
-const LIMB_BITS: u32 = super::fold::LIMB_BITS;
+/// Bits of a limb: the DSP48E1's 18-bit port holds an exact limb.
+pub const LIMB_BITS: u32 = 17;
 
 /// How the multiplier holds B for its a·b products.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
