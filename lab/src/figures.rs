@@ -1043,6 +1043,36 @@ const SUMMARY: [(Kind, &str); 18] = [
 ];
 
 /// Renders the page.
+/// The summary: for each figure of [`SUMMARY`], the newest 2048-bit record that has it, as
+/// table lines; a record's link is `link_base` followed by its anchor on the figures page.
+fn summary_table(records: &[Record], link_base: &str) -> Vec<String> {
+    let mut lines = vec!["| figure | value | target | record |".to_string(), "|---|---|---|---|".to_string()];
+    for (kind, figure) in SUMMARY {
+        let found = records
+            .iter()
+            .filter(|r| r.kind == kind && r.in_summary && key_bits(r) == Some(2048))
+            .find_map(|r| rows(r).into_iter().find(|row| row.figure == figure).map(|row| (r, row)));
+        if let Some((r, row)) = found {
+            let recorded = if r.recorded { ", recorded" } else { "" };
+            lines.push(format!(
+                "| {} | {} | {} | [{}]({link_base}{}){recorded} |",
+                cell(figure),
+                cell(&row.value),
+                cell(&row.target),
+                r.name,
+                r.name.to_lowercase()
+            ));
+        }
+    }
+    lines
+}
+
+/// README's table of the accelerator's figures: the summary of docs/figures.md, linked there.
+pub fn render_readme_summary(dir: &Path) -> anyhow::Result<String> {
+    let records = load(dir)?;
+    Ok(summary_table(&records, "docs/figures.md#").join("\n") + "\n")
+}
+
 pub fn render_records(records: &[Record]) -> String {
     let mut out = String::new();
     let mut line = |s: &str| {
@@ -1070,24 +1100,8 @@ pub fn render_records(records: &[Record]) -> String {
     line("");
     line("2048-bit keys; for each figure, the newest record that has it.");
     line("");
-    line("| figure | value | target | record |");
-    line("|---|---|---|---|");
-    for (kind, figure) in SUMMARY {
-        let found = records
-            .iter()
-            .filter(|r| r.kind == kind && r.in_summary && key_bits(r) == Some(2048))
-            .find_map(|r| rows(r).into_iter().find(|row| row.figure == figure).map(|row| (r, row)));
-        if let Some((r, row)) = found {
-            let recorded = if r.recorded { ", recorded" } else { "" };
-            line(&format!(
-                "| {} | {} | {} | [{}](#{}){recorded} |",
-                cell(figure),
-                cell(&row.value),
-                cell(&row.target),
-                r.name,
-                r.name.to_lowercase()
-            ));
-        }
+    for l in summary_table(records, "#") {
+        line(&l);
     }
     for kind in Kind::ALL {
         let of_kind: Vec<&Record> = records.iter().filter(|r| r.kind == kind).collect();

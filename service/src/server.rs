@@ -154,7 +154,7 @@ impl Service {
     }
 
     /// The status `ecrt status` shows.
-    pub fn status(&self) -> serde_json::Value {
+    pub fn status(&self) -> ecrt_driver::backends::service::ServiceStatus {
         self.shared.status()
     }
 
@@ -454,7 +454,10 @@ impl Connection {
                     Some(k) => Response::PublicKey { n: self.shared.keys[k].public().n().clone() },
                     None => Response::Error(RequestError::UnknownKey(key_id)),
                 }),
-                Request::Status => self.reply(Response::Status(self.shared.status().to_string())),
+                Request::Status => {
+                    let status = serde_json::to_string(&self.shared.status()).expect("a status serializes");
+                    self.reply(Response::Status(status))
+                }
                 Request::Metrics => self.reply(Response::Metrics(self.shared.metrics())),
                 Request::Open { key_id } => self.open(&key_id),
                 Request::Submit { ciphertexts } => self.submit(ciphertexts),

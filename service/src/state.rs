@@ -4,12 +4,13 @@
 use super::access::{Access, Peer};
 use super::limits::{ClientLimits, LogLimiter};
 use super::scheduler::{ClientId, Scheduler};
+use ecrt_driver::backends::service::status::{
+    ClientStatus, Counters as CounterStatus, DeviceStatus, KeyStatus, LimitsStatus, ServiceStatus,
+};
 use ecrt_driver::item::ItemError;
 use ecrt_golden::{PrivateKey, PublicKey};
 use num_bigint::BigUint;
-use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -272,186 +273,95 @@ impl Shared {
         self.keys.iter().position(|k| k.id == id)
     }
 
-    /// The status `ecrt status` shows, as JSON.
-    pub fn status(&self) -> serde_json::Value {
+    /// The status `ecrt status` shows.
+    pub fn status(&self) -> ServiceStatus {
         let state = self.lock();
         let now = Instant::now();
         let key_name = |k: Option<usize>| k.map(|k| self.keys[k].id.clone());
-        let keys: Vec<_> = self
+        let keys = self
             .keys
             .iter()
             .enumerate()
-            .map(|(k, key)| {
-                json!({
-                    "id": key.id,
-                    "bits": key.public().bits(),
-                    "queued": state.scheduler.queued(k),
-                    "clients": state.clients.values().filter(|c| c.key == k).count(),
-                    "decryptions": state.counters.decryptions[k],
-                    "restricted": !key.access.is_open(),
-                })
+            .map(|(k, key)| KeyStatus {
+                id: key.id.clone(),
+                bits: key.public().bits(),
+                queued: state.scheduler.queued(k),
+                clients: state.clients.values().filter(|c| c.key == k).count(),
+                decryptions: state.counters.decryptions[k],
+                restricted: !key.access.is_open(),
             })
             .collect();
-        let devices: Vec<_> = state
+        let devices = state
             .devices
             .iter()
-            .map(|d| {
-                json!({
-                    "name": d.name,
-                    "backend": d.backend,
-                    "state": if d.up { "up" } else if d.error.is_some() { "failed" } else { "starting" },
-                    "key": key_name(d.key),
-                    "in_flight": d.in_flight,
-                    "completed": d.completed,
-                    "busy_seconds": d.busy(now).as_secs_f64(),
-                    "key_switches": d.key_switches,
-                    "failures": d.failures,
-                    "error": d.error,
-                })
+            .map(|d| DeviceStatus {
+                name: d.name.clone(),
+                backend: d.backend.to_string(),
+                state: if d.up {
+                    "up"
+                } else if d.error.is_some() {
+                    "failed"
+                } else {
+                    "starting"
+                }
+                .to_string(),
+                key: key_name(d.key),
+                in_flight: d.in_flight,
+                completed: d.completed,
+                busy_seconds: d.busy(now).as_secs_f64(),
+                key_switches: d.key_switches,
+                failures: d.failures,
+                error: d.error.clone(),
             })
             .collect();
-        let mut clients: Vec<_> = state.clients.iter().collect();
-        clients.sort_by_key(|(id, _)| **id);
-        let clients: Vec<_> = clients
-            .into_iter()
-            .map(|(id, c)| {
-                json!({
-                    "id": id,
-                    "uid": c.peer.uid,
-                    "pid": c.peer.pid,
-                    "key": self.keys[c.key].id,
-                    "submitted": c.submitted,
-                    "unanswered": c.unanswered,
-                    "queued": state.scheduler.queued_for(c.key, *id),
-                })
+        let mut clients: Vec<_> = state
+            .clients
+            .iter()
+            .map(|(id, c)| ClientStatus {
+                id: *id,
+                uid: c.peer.uid,
+                pid: c.peer.pid,
+                key: self.keys[c.key].id.clone(),
+                submitted: c.submitted,
+                unanswered: c.unanswered,
+                queued: state.scheduler.queued_for(c.key, *id),
             })
             .collect();
-        json!({
-            "service": concat!("ecrt ", env!("CARGO_PKG_VERSION")),
-            "protocol": ecrt_driver::backends::service::protocol::VERSION,
-            "socket": self.socket,
-            "uptime_seconds": self.started.elapsed().as_secs_f64(),
-            "stopping": self.stopping(),
-            "credit": self.credit,
-            "limits": {
-                "max_clients": self.limits.max_clients,
-                "max_clients_per_uid": self.limits.max_clients_per_uid,
-                "handshake_seconds": self.limits.handshake.as_secs_f64(),
-                "idle_seconds": self.limits.idle.map(|d| d.as_secs_f64()),
-                "frame_seconds": self.limits.frame.as_secs_f64(),
-                "write_seconds": self.limits.write.as_secs_f64(),
+        clients.sort_by_key(|c| c.id);
+        let c = &state.counters;
+        ServiceStatus {
+            service: concat!("ecrt ", env!("CARGO_PKG_VERSION")).to_string(),
+            protocol: ecrt_driver::backends::service::protocol::VERSION,
+            socket: self.socket.clone(),
+            uptime_seconds: self.started.elapsed().as_secs_f64(),
+            stopping: self.stopping(),
+            credit: self.credit,
+            limits: LimitsStatus {
+                max_clients: self.limits.max_clients,
+                max_clients_per_uid: self.limits.max_clients_per_uid,
+                handshake_seconds: self.limits.handshake.as_secs_f64(),
+                idle_seconds: self.limits.idle.map(|d| d.as_secs_f64()),
+                frame_seconds: self.limits.frame.as_secs_f64(),
+                write_seconds: self.limits.write.as_secs_f64(),
             },
-            "keys": keys,
-            "devices": devices,
-            "clients": clients,
-            "counters": {
-                "decryptions": state.counters.decryptions.iter().sum::<u64>(),
-                "errors": state.counters.errors,
-                "connections": state.counters.connections,
-                "turned_away": state.counters.turned_away,
-                "refused_connections": state.counters.refused_connections,
-                "timed_out": state.counters.timed_out,
-                "refusals": state.counters.refusals,
-                "retries": state.counters.retries,
+            keys,
+            devices,
+            clients,
+            counters: CounterStatus {
+                decryptions: c.decryptions.iter().sum(),
+                errors: c.errors.iter().map(|(kind, n)| (kind.to_string(), *n)).collect(),
+                connections: c.connections,
+                turned_away: c.turned_away,
+                refused_connections: c.refused_connections,
+                timed_out: c.timed_out,
+                refusals: c.refusals,
+                retries: c.retries,
             },
-        })
+        }
     }
 
     /// The metrics in Prometheus's text exposition format.
     pub fn metrics(&self) -> String {
-        let state = self.lock();
-        let now = Instant::now();
-        let mut out = String::new();
-        let mut family = |name: &str, kind: &str, help: &str, samples: Vec<(String, String)>| {
-            let _ = writeln!(out, "# HELP ecrt_{name} {help}\n# TYPE ecrt_{name} {kind}");
-            for (labels, value) in samples {
-                let _ = writeln!(out, "ecrt_{name}{labels} {value}");
-            }
-        };
-        let per_key = |f: &dyn Fn(usize) -> String| -> Vec<(String, String)> {
-            (0..self.keys.len()).map(|k| (format!("{{key=\"{}\"}}", self.keys[k].id), f(k))).collect()
-        };
-        let per_device = |f: &dyn Fn(&DeviceState) -> String| -> Vec<(String, String)> {
-            state.devices.iter().map(|d| (format!("{{device=\"{}\"}}", escape(&d.name)), f(d))).collect()
-        };
-        family(
-            "decryptions_total",
-            "counter",
-            "Plaintexts delivered to clients.",
-            per_key(&|k| state.counters.decryptions[k].to_string()),
-        );
-        let errors = ["invalid", "status", "corrupted", "backend", "timeout", "lost"]
-            .iter()
-            .map(|kind| {
-                (format!("{{kind=\"{kind}\"}}"), state.counters.errors.get(kind).copied().unwrap_or(0).to_string())
-            })
-            .collect();
-        family("item_errors_total", "counter", "Item errors delivered to clients, by kind.", errors);
-        family(
-            "queue_depth",
-            "gauge",
-            "Ciphertexts queued for a device.",
-            per_key(&|k| state.scheduler.queued(k).to_string()),
-        );
-        family("device_up", "gauge", "1 while the device works.", per_device(&|d| u8::from(d.up).to_string()));
-        family("device_in_flight", "gauge", "Ciphertexts at the device.", per_device(&|d| d.in_flight.to_string()));
-        family(
-            "device_busy_seconds_total",
-            "counter",
-            "Time the device had work in flight.",
-            per_device(&|d| format!("{:.6}", d.busy(now).as_secs_f64())),
-        );
-        family(
-            "device_decryptions_total",
-            "counter",
-            "Items the device answered.",
-            per_device(&|d| d.completed.to_string()),
-        );
-        family(
-            "key_switches_total",
-            "counter",
-            "Keys loaded into the device.",
-            per_device(&|d| d.key_switches.to_string()),
-        );
-        family("device_failures_total", "counter", "Times the device failed.", per_device(&|d| d.failures.to_string()));
-        let one = |v: String| vec![(String::new(), v)];
-        family("clients", "gauge", "Connections with a key open.", one(state.clients.len().to_string()));
-        family("connections_total", "counter", "Connections accepted.", one(state.counters.connections.to_string()));
-        family(
-            "connections_turned_away_total",
-            "counter",
-            "Connections answered with an error because the most clients (in all, or of the UID) were connected.",
-            one(state.counters.turned_away.to_string()),
-        );
-        family(
-            "connections_refused_total",
-            "counter",
-            "Connections from peers that no allow-list admits.",
-            one(state.counters.refused_connections.to_string()),
-        );
-        family(
-            "connections_timed_out_total",
-            "counter",
-            "Connections closed for missing a deadline (Hello, idle, a frame).",
-            one(state.counters.timed_out.to_string()),
-        );
-        family(
-            "refusals_total",
-            "counter",
-            "Opens refused by a key's allow-list.",
-            one(state.counters.refusals.to_string()),
-        );
-        family(
-            "retries_total",
-            "counter",
-            "Items retried after a device failed.",
-            one(state.counters.retries.to_string()),
-        );
-        out
+        self.status().prometheus()
     }
-}
-
-/// A label value with Prometheus's escapes.
-fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }

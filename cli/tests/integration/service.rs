@@ -136,7 +136,7 @@ pub(crate) fn run_client(
 }
 
 pub(crate) fn status(socket: &Path) -> Value {
-    ServiceClient::connect(socket).unwrap().status().unwrap()
+    serde_json::to_value(ServiceClient::connect(socket).unwrap().status().unwrap()).unwrap()
 }
 
 /// Waits (bounded) until `done` holds of the service's status.

@@ -146,11 +146,11 @@ impl ServiceClient {
         }
     }
 
-    /// The service's status (JSON, as `ecrt status --json` prints it).
-    pub fn status(&mut self) -> Result<serde_json::Value, ServiceError> {
+    /// The service's status (as `ecrt status` prints it).
+    pub fn status(&mut self) -> Result<super::ServiceStatus, ServiceError> {
         match self.ask(Request::Status, "send its status")? {
             Response::Status(text) => serde_json::from_str(&text)
-                .map_err(|_| ServiceError::Unexpected { socket: self.name(), what: "a status that is not JSON" }),
+                .map_err(|_| ServiceError::Unexpected { socket: self.name(), what: "a status it cannot read" }),
             other => Err(self.unexpected(&other)),
         }
     }
