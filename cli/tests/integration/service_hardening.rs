@@ -653,6 +653,7 @@ fn small_batches_on_an_idle_service_do_not_wait() {
         }
     }
     let took = started.elapsed();
-    assert!(took < Duration::from_secs(1), "20 batches of 2 took {took:?}");
+    // Waiting out the timeout costs at least 2 s; the decryptions, a few ms each.
+    assert!(took < Duration::from_millis(1500), "20 batches of 2 took {took:?}");
     service.stop();
 }
