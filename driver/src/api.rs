@@ -25,28 +25,12 @@
 
 use crate::engine::{Engine, Event, Job};
 pub use crate::item::{Completion, ItemError};
-use anyhow::Context;
 use ecrt_golden::{PrivateKey, PublicKey};
 use num_bigint::BigUint;
 use std::collections::VecDeque;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// Where decryptions run.
-#[derive(Debug, Clone)]
-pub enum BackendSpec {
-    /// eCRT on the host CPU on `threads` threads.
-    Cpu { threads: usize },
-    /// The accelerator's Verilator model of `config` (its key size must be the key's).
-    #[cfg(feature = "sim")]
-    Sim { config: ecrt_contract::config::AcceleratorConfig, build: ecrt_sim::BuildOptions, progress: bool },
-    /// An accelerator behind the XDMA driver: `device` is the nodes' common prefix, e.g.
-    /// `/dev/xdma0` for `/dev/xdma0_user`, `/dev/xdma0_h2c_0` and `/dev/xdma0_c2h_0`.
-    Xdma { device: PathBuf },
-    /// An `ecrt serve` listening at `socket`, which holds the private key: the decryptor needs
-    /// only the public key ([`Decryptor::connect`]).
-    Service { socket: PathBuf },
-}
+pub use crate::backends::BackendSpec;
 
 /// How a [`Decryptor`] paces its backend.
 #[derive(Debug, Clone, Copy)]
@@ -124,17 +108,11 @@ impl Decryptor {
     /// key size, a busy stream node, a failed build) say what to do; they never show the key.
     pub fn open(spec: &BackendSpec, key: &PrivateKey, options: Options) -> anyhow::Result<Self> {
         options.check()?;
-        let engine = match spec {
-            BackendSpec::Cpu { threads } => Engine::batched(crate::backends::cpu::CpuBackend::new(key, *threads)?, 64)
-                .context("cannot start the CPU backend's thread")?,
-            #[cfg(feature = "sim")]
-            BackendSpec::Sim { config, build, progress } => {
-                let sim = crate::backends::sim::SimBackend::new(key, config, build, *progress, false)?;
-                Engine::batched(sim, 4096).context("cannot start the simulator's thread")?
-            }
-            BackendSpec::Xdma { device } => crate::backends::xdma::open(device, key)?,
-            BackendSpec::Service { socket } => return Decryptor::connect(socket, key.public(), options),
-        };
+        // The service holds the private key: connecting needs only the public one.
+        if let BackendSpec::Service { socket } = spec {
+            return Decryptor::connect(socket, key.public(), options);
+        }
+        let engine = crate::backends::open_engine(spec, key)?;
         Decryptor::with_engine(engine, key.public().clone(), options)
     }
 

@@ -76,13 +76,17 @@ pub struct TopArgs {
 impl TopArgs {
     /// The configuration that decrypts under `key` (its key size) with these parameters.
     pub fn config_for_key(&self, key: &ecrt_golden::PrivateKey, schedule: &ScheduleArgs) -> AcceleratorConfig {
-        let base = schedule.apply(AcceleratorConfig {
+        ecrt_driver::backends::sim::config_for_key(key, &self.base(schedule))
+    }
+
+    /// The configuration these parameters and `schedule` make, but for the key size.
+    pub fn base(&self, schedule: &ScheduleArgs) -> AcceleratorConfig {
+        schedule.apply(AcceleratorConfig {
             cores: self.cores,
             stream_bits: self.stream_bits,
             digits_per_step: self.digits_per_step,
             ..Default::default()
-        });
-        ecrt_driver::backends::sim::config_for_key(key, &base)
+        })
     }
 }
 

@@ -6,7 +6,7 @@
 //! exception class the package raises for it. Messages never show p, q or λ.
 
 use ecrt_driver::api::{timeout_from_seconds, BackendSpec, Decryptor, ItemError, Options};
-use ecrt_driver::backends::BackendKind;
+use ecrt_driver::backends::{BackendKind, BackendSettings};
 use ecrt_driver::key_file::{check_key_size, private_key_from_primes, read_private_key_file, read_public_key_file};
 use ecrt_golden::encoding::{decode, DecodeError, Encoded, Value};
 use ecrt_golden::{PrivateKey, PublicKey};
@@ -214,25 +214,24 @@ fn backend_spec(
     if threads == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1"));
     }
-    let all_threads = || std::thread::available_parallelism().map_or(1, |n| n.get());
-    let kind: BackendKind = backend.parse().map_err(PyValueError::new_err)?;
-    Ok(match kind {
-        BackendKind::Cpu => BackendSpec::Cpu { threads: threads.unwrap_or_else(all_threads) },
-        BackendKind::Xdma => BackendSpec::Xdma { device: device.unwrap_or_else(|| PathBuf::from("/dev/xdma0")) },
-        #[cfg(feature = "sim")]
-        BackendKind::Sim => {
-            let defaults = ecrt_contract::config::AcceleratorConfig::default();
-            let base = ecrt_contract::config::AcceleratorConfig { cores: cores.unwrap_or(defaults.cores), ..defaults };
-            let config = ecrt_driver::backends::sim::config_for_key(key, &base);
-            BackendSpec::Sim { config, build: ecrt_sim::BuildOptions::default(), progress: false }
-        }
-        #[cfg(not(feature = "sim"))]
-        BackendKind::Sim => {
-            let _ = (key, cores);
-            return Err(PyValueError::new_err("this build of ecrt has no sim backend"));
-        }
-        BackendKind::Service => return Err(PyValueError::new_err("the service backend needs socket=")),
-    })
+    let kind: BackendKind = backend.parse().map_err(|_| {
+        let names: Vec<String> = BackendKind::ALL.iter().map(|k| format!("\"{k}\"")).collect();
+        let (last, rest) = names.split_last().expect("backends");
+        let given = ecrt_driver::redact::redacted(backend);
+        PyValueError::new_err(format!("backend must be {} or {last}, not \"{given}\"", rest.join(", ")))
+    })?;
+    if kind == BackendKind::Service {
+        return Err(PyValueError::new_err("the service backend needs socket="));
+    }
+    let defaults = ecrt_contract::config::AcceleratorConfig::default();
+    let settings = BackendSettings {
+        threads,
+        device,
+        socket: None,
+        sim: ecrt_contract::config::AcceleratorConfig { cores: cores.unwrap_or(defaults.cores), ..defaults },
+        progress: false,
+    };
+    kind.spec(&settings, key).map_err(|e| PyValueError::new_err(format!("{e:#}")))
 }
 
 /// The public key a service client decrypts under: n itself, a key file's public half, or the

@@ -12,8 +12,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The backend a device opens for a key (the Verilator model's configuration depends on the key's size).
-pub type SpecForKey = Arc<dyn Fn(&PrivateKey) -> BackendSpec + Send + Sync>;
+/// The backend a device opens for a key (the Verilator model's configuration depends on the key's
+/// size), or why it cannot.
+pub type SpecForKey = Arc<dyn Fn(&PrivateKey) -> anyhow::Result<BackendSpec> + Send + Sync>;
 
 /// A device the service drives.
 #[derive(Clone)]
@@ -195,7 +196,7 @@ fn batching_pause(rate: Option<f64>, in_flight: usize, depth: usize) -> Option<D
 fn open(shared: &Shared, index: usize, device: &Device, key: usize, pacing: &DevicePacing) -> Option<Held> {
     let private = &shared.keys[key].key;
     let options = Options { queue_depth: pacing.max_in_flight, timeout: pacing.timeout };
-    let opened = Decryptor::open(&(device.spec)(private), private, options);
+    let opened = (device.spec)(private).and_then(|spec| Decryptor::open(&spec, private, options));
     let mut state = shared.lock();
     let status = &mut state.devices[index];
     match opened {

@@ -2,16 +2,15 @@
 
 use crate::commands::ItemErrors;
 use anyhow::Context;
-use ecrt_driver::api::{timeout_from_seconds, BackendSpec, Decryptor, Options};
+use ecrt_driver::api::{timeout_from_seconds, Decryptor, Options};
 use ecrt_driver::backends::service::ServiceClient;
-use ecrt_driver::backends::BackendKind;
+use ecrt_driver::backends::{BackendKind, BackendSettings};
 use ecrt_driver::files::{open_input, open_output};
 use ecrt_driver::jsonl::{decrypt_stream, LineReader, OutputMode, MAX_LINE_BYTES};
 use ecrt_driver::key_file::{read_private_key_file, read_public_key_file};
 use ecrt_golden::{PrivateKey, PublicKey};
 use ecrt_lab::args::backend_parser;
 use ecrt_lab::args::TopArgs;
-use ecrt_sim::BuildOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -130,16 +129,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             (Decryptor::connect(socket, &public, options)?, public)
         }
         (None, Some(key)) => {
-            let spec = match backend {
-                BackendKind::Cpu => BackendSpec::Cpu { threads: ecrt_driver::batch::thread_count(args.threads) },
-                BackendKind::Sim => BackendSpec::Sim {
-                    config: args.top.config_for_key(key, &args.schedule),
-                    build: BuildOptions { progress: true, ..Default::default() },
-                    progress: true,
-                },
-                BackendKind::Xdma => BackendSpec::Xdma { device: args.device.device.clone() },
-                BackendKind::Service => unreachable!("the parser takes cpu, sim or xdma"),
+            let settings = BackendSettings {
+                threads: args.threads,
+                device: Some(args.device.device.clone()),
+                socket: None,
+                sim: args.top.base(&args.schedule),
+                progress: true,
             };
+            let spec = backend.spec(&settings, key)?;
             (Decryptor::open(&spec, key, options)?, key.public().clone())
         }
         (None, None) => unreachable!("clap requires --key without --service"),

@@ -1,13 +1,13 @@
 //! `ecrt serve`: the service that owns the devices and the private keys (docs/service.md).
 
-use ecrt_driver::backends::BackendKind;
+use ecrt_driver::backends::{BackendKind, BackendSettings};
 use ecrt_lab::args::backend_parser;
 use ecrt_lab::args::{ScheduleArgs, TopArgs};
 
 /// The backends a service drives (not itself).
 const SERVED: &[BackendKind] = &[BackendKind::Cpu, BackendKind::Sim, BackendKind::Xdma];
 use anyhow::{bail, ensure, Context};
-use ecrt_driver::api::{timeout_from_seconds, BackendSpec, MAX_QUEUE_DEPTH};
+use ecrt_driver::api::{timeout_from_seconds, MAX_QUEUE_DEPTH};
 use ecrt_driver::key_file::{read_private_key_file, read_small_file};
 use ecrt_driver::redact::redacted;
 use ecrt_service::access::{check_key_file_private, group_id, Access};
@@ -297,31 +297,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ensure!(!keys.is_empty(), "give at least one private key: --key FILE (or [[key]] in --config)");
     let threads = ecrt_driver::batch::thread_count(args.threads.or(file.threads));
     let device_paths = if args.devices.is_empty() { file.devices } else { args.devices.clone() };
-    let devices: Vec<Device> = match backend {
-        BackendKind::Cpu => vec![Device { name: "cpu".into(), spec: Arc::new(move |_| BackendSpec::Cpu { threads }) }],
-        BackendKind::Sim => {
-            let (top, schedule) = (args.top.clone(), args.schedule.clone());
-            vec![Device {
-                name: "sim".into(),
-                spec: Arc::new(move |key| BackendSpec::Sim {
-                    config: top.config_for_key(key, &schedule),
-                    build: Default::default(),
-                    progress: false,
-                }),
-            }]
-        }
-        BackendKind::Service => bail!("the service cannot serve through a service: choose cpu, sim or xdma"),
-        BackendKind::Xdma => {
-            ensure!(!device_paths.is_empty(), "give the devices to drive: --device /dev/xdma0 (repeatable)");
-            device_paths
-                .into_iter()
-                .map(|device| Device {
-                    name: device.display().to_string(),
-                    spec: Arc::new(move |_| BackendSpec::Xdma { device: device.clone() }),
-                })
-                .collect()
-        }
+    ensure!(backend != BackendKind::Service, "the service cannot serve through a service: choose cpu, sim or xdma");
+    ensure!(
+        backend != BackendKind::Xdma || !device_paths.is_empty(),
+        "give the devices to drive: --device /dev/xdma0 (repeatable)"
+    );
+    let settings = BackendSettings { threads: Some(threads), sim: args.top.base(&args.schedule), ..Default::default() };
+    // A device per --device (the cards); the other backends are one device each.
+    let instances: Vec<(String, BackendSettings)> = if backend == BackendKind::Xdma {
+        let with = |device: PathBuf| BackendSettings { device: Some(device), ..settings.clone() };
+        device_paths.into_iter().map(|device| (device.display().to_string(), with(device))).collect()
+    } else {
+        vec![(backend.name().to_string(), settings)]
     };
+    let devices: Vec<Device> = instances
+        .into_iter()
+        .map(|(name, settings)| Device { name, spec: Arc::new(move |key| backend.spec(&settings, key)) })
+        .collect();
     let seconds = |value: Option<f64>, default: f64, what: &str| {
         timeout_from_seconds(value.unwrap_or(default)).map_err(|e| anyhow::anyhow!("{what}: {e}"))
     };

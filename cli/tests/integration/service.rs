@@ -63,12 +63,12 @@ pub(crate) fn service_key(key: &PrivateKey) -> ServiceKey {
 }
 
 pub(crate) fn cpu_device() -> Device {
-    Device { name: "cpu".into(), spec: Arc::new(|_| BackendSpec::Cpu { threads: 2 }) }
+    Device { name: "cpu".into(), spec: Arc::new(|_| Ok(BackendSpec::Cpu { threads: 2 })) }
 }
 
 fn xdma_device(name: &str, emulator: &Emulator) -> Device {
     let prefix = emulator.device_prefix();
-    Device { name: name.into(), spec: Arc::new(move |_| BackendSpec::Xdma { device: prefix.clone() }) }
+    Device { name: name.into(), spec: Arc::new(move |_| Ok(BackendSpec::Xdma { device: prefix.clone() })) }
 }
 
 pub(crate) fn config(dir: &Path, keys: Vec<ServiceKey>, devices: Vec<Device>) -> ServiceConfig {
