@@ -7,19 +7,19 @@ pub const QUOTED_CHARS: usize = 10;
 /// At most [`QUOTED_CHARS`] characters of `text`, control characters escaped (a terminal would
 /// act on them), then "…" if `text` had more.
 pub fn redacted(text: &str) -> String {
-    let mut quoted = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == QUOTED_CHARS {
-            quoted.push('…');
-            break;
-        }
-        if c.is_control() {
-            quoted.extend(c.escape_default());
-        } else {
-            quoted.push(c);
-        }
+    let mut quoted = printable(&text.chars().take(QUOTED_CHARS).collect::<String>(), "");
+    if text.chars().nth(QUOTED_CHARS).is_some() {
+        quoted.push('…');
     }
     quoted
+}
+
+/// `text` with its control characters escaped (but those in `kept`): text from a service, a
+/// device or an input cannot move the cursor, recolour or clear the terminal it is printed on.
+pub fn printable(text: &str, kept: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() && !kept.contains(c) { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
 }
 
 #[cfg(test)]
@@ -35,5 +35,12 @@ mod tests {
         assert_eq!(redacted("{\"kty\": \"DAJ\", \"p\": \"sYbBdlQe6tiB\"}"), "{\"kty\": \"D…");
         assert_eq!(redacted("a\u{1b}[2Jb\n"), "a\\u{1b}[2Jb\\n");
         assert_eq!(redacted("ééééééééééé"), "éééééééééé…");
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("a\u{1b}[2Jb\r\n", ""), "a\\u{1b}[2Jb\\r\\n");
+        assert_eq!(printable("# HELP x\nx 1\n", "\n"), "# HELP x\nx 1\n");
+        assert_eq!(printable("ключ", ""), "ключ");
     }
 }

@@ -67,13 +67,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `text` with its control characters escaped (but those in `kept`): text from a service or a
-/// device cannot move the cursor, recolour or clear the terminal it is printed on.
-pub fn printable(text: &str, kept: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() && !kept.contains(c) { c.escape_default().to_string() } else { c.to_string() })
-        .collect()
-}
+pub use ecrt_driver::redact::printable;
 
 /// The failed items of a batch, reported on stderr as they come; they pick the exit status.
 struct ItemErrors {
