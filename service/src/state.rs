@@ -5,12 +5,12 @@ use super::access::{Access, Peer};
 use super::limits::{ClientLimits, LogLimiter};
 use super::scheduler::{ClientId, Scheduler};
 use ecrt_driver::backends::service::status::{
-    ClientStatus, Counters as CounterStatus, DeviceStatus, KeyStatus, LimitsStatus, ServiceStatus,
+    ClientStatus, Counters, DeviceStatus, KeyStatus, LimitsStatus, ServiceStatus,
 };
 use ecrt_driver::item::ItemError;
 use ecrt_golden::{PrivateKey, PublicKey};
 use num_bigint::BigUint;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -103,31 +103,14 @@ impl DeviceState {
     }
 }
 
-/// Counts since the service started.
-#[derive(Default)]
-pub struct Counters {
-    /// Plaintexts delivered, per key.
-    pub decryptions: Vec<u64>,
-    /// Item errors delivered, by kind.
-    pub errors: BTreeMap<&'static str, u64>,
-    pub connections: u64,
-    /// Connections answered with an error because `max_clients` were connected, or as many
-    /// as the peer's UID may have, or no thread could be started for them.
-    pub turned_away: u64,
-    /// Connections from peers that no allow-list admits.
-    pub refused_connections: u64,
-    /// Connections closed for missing a deadline (Hello, idle, a frame).
-    pub timed_out: u64,
-    /// `Open`s refused by a key's allow-list.
-    pub refusals: u64,
-    pub retries: u64,
-}
-
 pub struct State {
     pub scheduler: Scheduler,
     pub clients: HashMap<ClientId, ClientSlot>,
     pub devices: Vec<DeviceState>,
+    /// Counts since the service started, as the status shows them.
     pub counters: Counters,
+    /// Plaintexts delivered, per key.
+    pub decryptions_per_key: Vec<u64>,
     /// Clients with outcomes in their outbox.
     dirty: Vec<ClientId>,
 }
@@ -140,16 +123,25 @@ impl ClientSlot {
 
 impl State {
     pub fn new(scheduler: Scheduler, devices: Vec<DeviceState>, keys: usize) -> Self {
-        let counters = Counters { decryptions: vec![0; keys], ..Default::default() };
-        State { scheduler, clients: HashMap::new(), devices, counters, dirty: Vec::new() }
+        State {
+            scheduler,
+            clients: HashMap::new(),
+            devices,
+            counters: Counters::default(),
+            decryptions_per_key: vec![0; keys],
+            dirty: Vec::new(),
+        }
     }
 
     /// Queues an item's outcome for its client, if it is still there; [`State::flush`] sends it.
     pub fn deliver(&mut self, client: ClientId, seq: u64, result: Result<BigUint, ItemError>) {
         let Some(slot) = self.clients.get_mut(&client) else { return };
         match &result {
-            Ok(_) => self.counters.decryptions[slot.key] += 1,
-            Err(e) => *self.counters.errors.entry(error_kind(e)).or_default() += 1,
+            Ok(_) => {
+                self.decryptions_per_key[slot.key] += 1;
+                self.counters.decryptions += 1;
+            }
+            Err(e) => *self.counters.errors.entry(error_kind(e).to_string()).or_default() += 1,
         }
         if slot.outbox.is_empty() {
             self.dirty.push(client);
@@ -287,7 +279,7 @@ impl Shared {
                 bits: key.public().bits(),
                 queued: state.scheduler.queued(k),
                 clients: state.clients.values().filter(|c| c.key == k).count(),
-                decryptions: state.counters.decryptions[k],
+                decryptions: state.decryptions_per_key[k],
                 restricted: !key.access.is_open(),
             })
             .collect();
@@ -328,7 +320,6 @@ impl Shared {
             })
             .collect();
         clients.sort_by_key(|c| c.id);
-        let c = &state.counters;
         ServiceStatus {
             service: concat!("ecrt ", env!("CARGO_PKG_VERSION")).to_string(),
             protocol: ecrt_driver::backends::service::protocol::VERSION,
@@ -347,16 +338,7 @@ impl Shared {
             keys,
             devices,
             clients,
-            counters: CounterStatus {
-                decryptions: c.decryptions.iter().sum(),
-                errors: c.errors.iter().map(|(kind, n)| (kind.to_string(), *n)).collect(),
-                connections: c.connections,
-                turned_away: c.turned_away,
-                refused_connections: c.refused_connections,
-                timed_out: c.timed_out,
-                refusals: c.refusals,
-                retries: c.retries,
-            },
+            counters: state.counters.clone(),
         }
     }
 
