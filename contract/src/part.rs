@@ -1,9 +1,12 @@
-//! The FPGA parts ecrt targets, one row each: the name Vivado takes and the resources a design is
-//! counted against (Xilinx DS180, the 7-series overview). Boards name their part from here, the
-//! configuration defaults to [`DEFAULT`], and the projections of cores per chip divide by these.
+//! The FPGA parts ecrt targets, one row each: the name Vivado takes, the resources a design is
+//! counted against (Xilinx DS180, the 7-series overview) and the clock its hard blocks allow.
+//! Boards name their part from here, the configuration defaults to [`DEFAULT`], the projections of
+//! cores per chip divide by these, and [`crate::clock`] caps its clock estimates by them.
+
+use crate::clock::ClockCap;
 
 /// An FPGA part and its resources.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Part {
     /// As Vivado spells it: device, package, speed grade.
     pub name: &'static str,
@@ -12,14 +15,41 @@ pub struct Part {
     pub dsp48e1: u32,
     /// 36 Kb block RAMs.
     pub bram36: u32,
+    /// The maximum clocks of its hard blocks at its speed grade.
+    pub clock_caps: &'static [ClockCap],
 }
 
+/// The -2 speed grade's maximum clocks of a Virtex-7 (DS183, values as recalled, not re-read here):
+/// a DSP48E1 with all its registers, a RAMB36E1 in write-first or no-change mode, and the BUFG
+/// that carries the accelerator's clock from its MMCM.
+const VIRTEX7_SPEED_2: &[ClockCap] = &[
+    ClockCap { block: "DSP48E1", mhz: 650.20 },
+    ClockCap { block: "RAMB36E1", mhz: 543.77 },
+    ClockCap { block: "BUFG", mhz: VIRTEX7_SPEED_2_BUFG_MHZ },
+];
+
+/// The fastest clock a BUFG of a -2 speed grade Virtex-7 carries (DS183), MHz: the board's MMCM
+/// search stays below it too.
+pub const VIRTEX7_SPEED_2_BUFG_MHZ: f64 = 628.0;
+
 /// The VC709's Virtex-7.
-pub const XC7VX690T: Part =
-    Part { name: "xc7vx690t-ffg1761-2", lut: 433_200, ff: 866_400, dsp48e1: 3_600, bram36: 1_470 };
+pub const XC7VX690T: Part = Part {
+    name: "xc7vx690t-ffg1761-2",
+    lut: 433_200,
+    ff: 866_400,
+    dsp48e1: 3_600,
+    bram36: 1_470,
+    clock_caps: VIRTEX7_SPEED_2,
+};
 /// The VC707's Virtex-7.
-pub const XC7VX485T: Part =
-    Part { name: "xc7vx485t-ffg1761-2", lut: 303_600, ff: 607_200, dsp48e1: 2_800, bram36: 1_030 };
+pub const XC7VX485T: Part = Part {
+    name: "xc7vx485t-ffg1761-2",
+    lut: 303_600,
+    ff: 607_200,
+    dsp48e1: 2_800,
+    bram36: 1_030,
+    clock_caps: VIRTEX7_SPEED_2,
+};
 /// Every part in the table.
 pub const PARTS: [Part; 2] = [XC7VX690T, XC7VX485T];
 /// The part a configuration targets unless told otherwise, and the chip projections count on.

@@ -16,7 +16,7 @@ pub const VCO_MHZ: (f64, f64) = (600.0, 1440.0);
 /// MMCM phase-frequency-detector input range (DS183), MHz.
 pub const PFD_MHZ: (f64, f64) = (10.0, 500.0);
 /// The fastest clock a BUFG of a -2 speed grade Virtex-7 carries (DS183), MHz.
-pub const BUFG_MAX_MHZ: f64 = 628.0;
+pub const BUFG_MAX_MHZ: f64 = ecrt_contract::part::VIRTEX7_SPEED_2_BUFG_MHZ;
 /// How far from the requested frequency a setting may land (relative).
 pub const TOLERANCE: f64 = 1e-3;
 
@@ -103,6 +103,27 @@ pub fn accelerator_clock(input_mhz: f64, target_mhz: f64) -> Result<AcceleratorC
         return Err(ClockError::Unreachable { requested: target_mhz, input: input_mhz, nearest: best.output_mhz() });
     }
     Ok(AcceleratorClock::Mmcm(best))
+}
+
+/// The fastest clock at most `max_mhz` (first rounded down to whole MHz) that the board makes from
+/// an XDMA clock of `input_mhz`: `axi_aclk` itself, or an MMCM output.
+pub fn fastest_clock_at_most(input_mhz: f64, max_mhz: f64) -> Result<AcceleratorClock, ClockError> {
+    let limit = max_mhz.floor().min(BUFG_MAX_MHZ);
+    let shared = (input_mhz <= limit).then_some(AcceleratorClock::Shared { mhz: input_mhz });
+    let mmcm = mmcm_settings(input_mhz)
+        .filter(|m| m.output_mhz() <= limit)
+        // Fastest first; then the Clocking Wizard's preferences, as in `accelerator_clock`.
+        .min_by(|a, b| {
+            b.output_mhz()
+                .total_cmp(&a.output_mhz())
+                .then(a.divide.cmp(&b.divide))
+                .then(b.vco_mhz().total_cmp(&a.vco_mhz()))
+        })
+        .map(AcceleratorClock::Mmcm);
+    match (shared, mmcm) {
+        (Some(s), Some(m)) => Ok(if m.mhz() > s.mhz() { m } else { s }),
+        (s, m) => s.or(m).ok_or(ClockError::OutOfRange(max_mhz)),
+    }
 }
 
 /// Every valid integer setting for an input of `input_mhz`.
@@ -225,6 +246,17 @@ mod tests {
         let err = accelerator_clock(250.0, 4.0).unwrap_err();
         assert!(matches!(err, ClockError::Unreachable { .. }), "{err}");
         assert!(err.to_string().contains("--clock-mhz"), "{err}");
+    }
+
+    #[test]
+    fn a_clock_limit_rounds_down_to_a_clock_the_board_makes() {
+        let clock = fastest_clock_at_most(250.0, 103.9).unwrap();
+        assert!(!clock.is_shared() && (clock.mhz() - 103.0).abs() <= TOLERANCE * 103.0, "{clock:?}");
+        assert!(clock.mhz() <= 103.0);
+        assert_eq!(fastest_clock_at_most(250.0, 100.0).unwrap().mhz(), 100.0);
+        assert_eq!(fastest_clock_at_most(250.0, 251.5).unwrap(), AcceleratorClock::Shared { mhz: 250.0 });
+        assert!(fastest_clock_at_most(250.0, 1000.0).unwrap().mhz() <= BUFG_MAX_MHZ);
+        assert!(matches!(fastest_clock_at_most(250.0, 3.0), Err(ClockError::OutOfRange(_))));
     }
 
     #[test]
