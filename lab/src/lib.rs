@@ -11,6 +11,7 @@
 pub mod args;
 pub mod bench;
 pub mod chip;
+pub mod clocked;
 pub mod estimate;
 pub mod explore;
 pub mod figures;

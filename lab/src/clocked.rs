@@ -1,0 +1,62 @@
+//! A design's times and chip throughput at its two clocks ([`ecrt_contract::clock`]): the
+//! conservative one (cells a quarter of every path) and the plausible one (routing as much again
+//! as the cells), both from the logic delay of its longest path and capped by the part.
+//! `ecrt bench --backend sim`, `ecrt explore` and `ecrt demo` report them alike.
+
+use crate::chip::PROJECTION_PART;
+use ecrt_contract::clock::ClockEstimate;
+use serde::{Deserialize, Serialize};
+
+/// Latency and chip throughput at the conservative and the plausible clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClockedFigures {
+    /// The clocks, and the logic delay they come from.
+    #[serde(flatten)]
+    pub clocks: ClockEstimate,
+    /// An idle core's latency at the conservative clock, µs.
+    pub latency_us_conservative_clock: f64,
+    /// An idle core's latency at the plausible clock, µs.
+    pub latency_us_plausible_clock: f64,
+    /// Decryptions/s of one chip filled with cores, at the conservative clock.
+    pub chip_decryptions_per_s_conservative_clock: f64,
+    /// The same at the plausible clock.
+    pub chip_decryptions_per_s_plausible_clock: f64,
+}
+
+impl ClockedFigures {
+    /// The figures of a design with `logic_delay_ns` of logic on the projection part, whose idle
+    /// latency is `latency_cycles` and whose chip finishes a decryption every `chip_cycles` cycles
+    /// (`None` when no core fits: throughput 0).
+    pub fn new(logic_delay_ns: f64, latency_cycles: f64, chip_cycles: Option<f64>) -> ClockedFigures {
+        let clocks = ClockEstimate::new(logic_delay_ns, &PROJECTION_PART);
+        let per_s = |mhz: f64| chip_cycles.map_or(0.0, |cycles| mhz * 1e6 / cycles);
+        ClockedFigures {
+            latency_us_conservative_clock: latency_cycles / clocks.conservative_clock_mhz,
+            latency_us_plausible_clock: latency_cycles / clocks.plausible_clock_mhz,
+            chip_decryptions_per_s_conservative_clock: per_s(clocks.conservative_clock_mhz),
+            chip_decryptions_per_s_plausible_clock: per_s(clocks.plausible_clock_mhz),
+            clocks,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_rates_follow_the_two_clocks() {
+        // 5 ns of logic: 50 and 100 MHz.
+        let f = ClockedFigures::new(5.0, 100_000.0, Some(25_000.0));
+        assert_eq!((f.clocks.conservative_clock_mhz, f.clocks.plausible_clock_mhz), (50.0, 100.0));
+        assert_eq!((f.latency_us_conservative_clock, f.latency_us_plausible_clock), (2_000.0, 1_000.0));
+        assert_eq!(f.chip_decryptions_per_s_conservative_clock, 2_000.0);
+        assert_eq!(f.chip_decryptions_per_s_plausible_clock, 4_000.0);
+        assert_eq!(ClockedFigures::new(5.0, 1.0, None).chip_decryptions_per_s_plausible_clock, 0.0);
+        let json = serde_json::to_value(&f).unwrap();
+        for key in ["logic_delay_ns", "conservative_clock_mhz", "plausible_clock_mhz", "latency_us_plausible_clock"] {
+            assert!(json.get(key).is_some(), "{key} in {json}");
+        }
+        assert_eq!(serde_json::from_value::<ClockedFigures>(json).unwrap(), f);
+    }
+}
