@@ -22,7 +22,8 @@ pub struct ConfigArgs {
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     /// The accelerator's clock in MHz: the reference for reported times, and with `rtl --board` the
-    /// clock the board makes for it.
+    /// clock the board makes for it (there, by default, the design's conservative clock: 1000 / (4 ×
+    /// its logic delay), rounded down to a clock the board makes).
     #[arg(long, default_value_t = AcceleratorConfig::default().clock_mhz)]
     pub clock_mhz: f64,
     #[command(flatten)]

@@ -3,8 +3,11 @@
 //! as the cells), both from the logic delay of its longest path and capped by the part.
 //! `ecrt bench --backend sim`, `ecrt explore` and `ecrt demo` report them alike.
 
-use crate::chip::PROJECTION_PART;
+use crate::chip::{Part, PROJECTION_PART};
 use ecrt_contract::clock::ClockEstimate;
+use ecrt_contract::config::AcceleratorConfig;
+use ecrt_hdl::board::clocking::{fastest_clock_at_most, AcceleratorClock};
+use ecrt_hdl::board::Board;
 use serde::{Deserialize, Serialize};
 
 /// Latency and chip throughput at the conservative and the plausible clock.
@@ -40,9 +43,34 @@ impl ClockedFigures {
     }
 }
 
+/// `config`'s clocks on its part, from the logic delay of its longest path (a timing run of
+/// minutes, cached by content: [`crate::estimate`]).
+pub fn design_clocks(config: &AcceleratorConfig) -> anyhow::Result<ClockEstimate> {
+    let timing = crate::estimate::timing_of(config, true)?;
+    let part = Part::by_name(&config.part).unwrap_or(PROJECTION_PART);
+    Ok(ClockEstimate::new(timing.logic_delay_ns, &part))
+}
+
+/// The clock a board design gets unless told otherwise: the design's conservative clock, rounded
+/// down to one the board makes from its XDMA clock.
+pub fn default_board_clock(clocks: &ClockEstimate, board: Board) -> anyhow::Result<AcceleratorClock> {
+    Ok(fastest_clock_at_most(board.facts().user_clock_mhz, clocks.conservative_clock_mhz)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_board_runs_at_the_conservative_clock_rounded_down() {
+        // 4.98 ns of logic: 50.2 MHz conservative, 50 MHz from the VC709's MMCM.
+        let clocks = ClockEstimate::new(4.98, &PROJECTION_PART);
+        let clock = default_board_clock(&clocks, Board::Vc709).unwrap();
+        assert_eq!(clock.mhz(), 50.0);
+        // 1 ns: 250 MHz, XDMA's own clock.
+        let fast = default_board_clock(&ClockEstimate::new(1.0, &PROJECTION_PART), Board::Vc707).unwrap();
+        assert!(fast.is_shared(), "{fast:?}");
+    }
 
     #[test]
     fn times_and_rates_follow_the_two_clocks() {

@@ -24,17 +24,22 @@ pub struct Options {
     config: ConfigArgs,
 }
 
-/// `ecrt rtl`'s arguments: the options, and whether --stream-bits was given (a board fixes the
-/// stream width, so an explicit other width is refused rather than overridden).
+/// `ecrt rtl`'s arguments: the options, and whether --stream-bits and --clock-mhz were given (a
+/// board fixes the stream width, so an explicit other width is refused rather than overridden; a
+/// board design's clock defaults to the design's conservative clock, not to the flag's default).
 pub struct Args {
     options: Options,
     stream_bits_given: bool,
+    clock_given: bool,
+}
+
+fn given(matches: &clap::ArgMatches, id: &str) -> bool {
+    matches.value_source(id) == Some(ValueSource::CommandLine)
 }
 
 impl Args {
     fn new(options: Options, matches: &clap::ArgMatches) -> Self {
-        let stream_bits_given = matches.value_source("stream_bits") == Some(ValueSource::CommandLine);
-        Args { options, stream_bits_given }
+        Args { options, stream_bits_given: given(matches, "stream_bits"), clock_given: given(matches, "clock_mhz") }
     }
 }
 
@@ -44,7 +49,8 @@ impl clap::FromArgMatches for Args {
     }
     fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
         self.options.update_from_arg_matches(matches)?;
-        self.stream_bits_given |= matches.value_source("stream_bits") == Some(ValueSource::CommandLine);
+        self.stream_bits_given |= given(matches, "stream_bits");
+        self.clock_given |= given(matches, "clock_mhz");
         Ok(())
     }
 }
@@ -59,10 +65,16 @@ impl clap::Args for Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let Args { options, stream_bits_given } = args;
+    let Args { options, stream_bits_given, clock_given } = args;
     let base = options.config.unvalidated();
     let config = match options.board {
-        Some(board) => board::configure(&base, board, stream_bits_given.then_some(base.stream_bits))?,
+        Some(board) => {
+            let mut config = board::configure(&base, board, stream_bits_given.then_some(base.stream_bits))?;
+            if !clock_given {
+                config.clock_mhz = default_clock(&config, board)?;
+            }
+            config
+        }
         None => {
             base.validate()?;
             base
@@ -100,4 +112,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The design's conservative clock, rounded down to one the board makes (a timing run of
+/// minutes the first time, then cached).
+fn default_clock(config: &ecrt_contract::config::AcceleratorConfig, board: Board) -> anyhow::Result<f64> {
+    let clocks = ecrt_lab::clocked::design_clocks(config)?;
+    let clock = ecrt_lab::clocked::default_board_clock(&clocks, board)?;
+    eprintln!(
+        "ecrt: accelerator clock {:.3} MHz: the design's conservative clock, 1000 / (4 × {:.2} ns of logic) = {:.1} MHz, \
+         rounded down to a clock the {board} makes; --clock-mhz sets another",
+        clock.mhz(),
+        clocks.logic_delay_ns,
+        clocks.conservative_clock_mhz,
+    );
+    Ok(clock.mhz())
 }

@@ -24,7 +24,17 @@ fn rtl_with_a_board_writes_the_board_design_for_its_link() {
     let tmp = tempfile::tempdir().unwrap();
     for (board, stream_bits) in [(Board::Vc709, 256), (Board::Vc707, 128)] {
         let dir = tmp.path().join(board.to_string());
-        let out = ecrt(&["rtl", "--board", &board.to_string(), "--key-bits", "512", "--out", dir.to_str().unwrap()]);
+        let out = ecrt(&[
+            "rtl",
+            "--board",
+            &board.to_string(),
+            "--key-bits",
+            "512",
+            "--clock-mhz",
+            "100",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
         assert!(out.status.success(), "{}", stderr(&out));
         let m = manifest(&dir);
         assert_eq!((m.stream_bits, m.config.part.as_str()), (stream_bits, board.facts().part.name));
@@ -39,8 +49,8 @@ fn rtl_with_a_board_writes_the_board_design_for_its_link() {
     }
     // The width the board needs may be given; without --board nothing but the RTL is written.
     let dir = tmp.path().join("explicit");
-    let out =
-        ecrt(&["rtl", "--board", "vc707", "--stream-bits", "128", "--key-bits", "512", "--out", dir.to_str().unwrap()]);
+    let explicit = ["--board", "vc707", "--stream-bits", "128", "--clock-mhz", "100"];
+    let out = ecrt(&[&["rtl", "--key-bits", "512", "--out", dir.to_str().unwrap()], &explicit[..]].concat());
     assert!(out.status.success(), "{}", stderr(&out));
     let dir = tmp.path().join("plain");
     let out = ecrt(&["rtl", "--key-bits", "512", "--stream-bits", "128", "--out", dir.to_str().unwrap()]);
@@ -64,4 +74,22 @@ fn rtl_with_a_board_refuses_what_the_board_cannot_build() {
     refused(&["--board", "vc709", "--stream-bits", "128"], "its XDMA streams are 256 bits wide");
     refused(&["--board", "vc709", "--clock-mhz", "4"], "pass --clock-mhz 4.688");
     refused(&["--board", "kc705"], "unknown board");
+}
+
+/// Without --clock-mhz a board design runs at the design's conservative clock, rounded down to a
+/// clock the MMCM makes: what the timing run says, not the flag's default of 100 MHz.
+#[test]
+#[ignore = "slow: a flat Yosys timing run of the 512-bit accelerator (minutes, then cached)"]
+fn a_board_design_runs_at_the_conservative_clock_by_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("vc709");
+    let out = ecrt(&["rtl", "--board", "vc709", "--key-bits", "512", "--out", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m = manifest(&dir);
+    let config = ecrt_contract::config::AcceleratorConfig { key_bits: 512, ..m.config.clone() };
+    let clocks = ecrt_lab::clocked::design_clocks(&config).unwrap();
+    let expected = ecrt_lab::clocked::default_board_clock(&clocks, Board::Vc709).unwrap();
+    assert_eq!(m.config.clock_mhz, expected.mhz());
+    assert!(m.config.clock_mhz <= clocks.conservative_clock_mhz);
+    assert!(stderr(&out).contains("conservative clock"), "{}", stderr(&out));
 }
