@@ -3,9 +3,12 @@
 //! register-to-register path (Yosys `sta`, no routing).
 
 use crate::args::ConfigArgs;
+use crate::report::{Config, Figure};
 use ecrt_hdl::config::AcceleratorConfig;
-use ecrt_sim::{estimate, logic_delay, EstimateMethod, EstimateOptions, TimingEstimate};
-use serde_json::json;
+use ecrt_sim::timing::PathStep;
+use ecrt_sim::{estimate, logic_delay, EstimateMethod, EstimateOptions, ModuleResources, TimingEstimate};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,6 +33,41 @@ pub struct Args {
     no_timing: bool,
 }
 
+/// What `ecrt estimate` reports: Yosys's resources of the whole accelerator and, unless
+/// `--no-timing`, the logic delay of its longest path (the timing fields null without it).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EstimateReport {
+    pub config: Config,
+    /// SHA-256 of the Verilog estimated: estimates of the same Verilog compare.
+    pub verilog_sha256: String,
+    pub lut: Figure<u64>,
+    pub ff: Figure<u64>,
+    pub dsp48e1: Figure<u64>,
+    pub bram36: Figure<f64>,
+    pub lutram: Figure<u64>,
+    pub carry4: Figure<u64>,
+    pub method: EstimateMethod,
+    /// Every cell type and its count.
+    pub cells: BTreeMap<String, u64>,
+    pub tool: String,
+    /// Most LUTs first; empty from a flat estimate.
+    pub by_module: Vec<ModuleResources>,
+    pub logic_delay_ns: Option<Figure<f64>>,
+    pub plausible_clock_mhz: Option<Figure<f64>>,
+    pub critical_path: Option<Vec<PathStep>>,
+    pub critical_path_summary: Option<String>,
+    /// The design the timing comes from: [`TIMING_KEY_BITS`], one core.
+    pub timing_config: Option<TimingConfig>,
+    pub timing_tool: Option<String>,
+}
+
+/// The key size and cores of the design a timing figure comes from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TimingConfig {
+    pub key_bits: usize,
+    pub cores: usize,
+}
+
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Method {
     Hierarchical,
@@ -52,26 +90,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     });
     let resources = resources?;
     let timing = timing.transpose()?;
-    let report = json!({
-        "config": config,
-        "verilog_sha256": emitted.manifest.sha256,
-        "lut": resources.lut,
-        "ff": resources.ff,
-        "dsp48e1": resources.dsp48e1,
-        "bram36": resources.bram36,
-        "lutram": resources.lutram,
-        "carry4": resources.carry4,
-        "method": method,
-        "cells": resources.cells,
-        "tool": resources.tool,
-        "by_module": resources.by_module,
-        "logic_delay_ns": timing.as_ref().map(|t| t.logic_delay_ns),
-        "plausible_clock_mhz": timing.as_ref().map(|t| t.plausible_clock_mhz()),
-        "critical_path": timing.as_ref().map(|t| &t.critical_path),
-        "critical_path_summary": timing.as_ref().map(|t| t.path_summary()),
-        "timing_config": timing.as_ref().map(|_| json!({ "key_bits": TIMING_KEY_BITS, "cores": 1 })),
-        "timing_tool": timing.as_ref().map(|t| &t.tool),
-    });
+    let report = EstimateReport {
+        config: Config::Written(config.clone()),
+        verilog_sha256: emitted.manifest.sha256.clone(),
+        lut: resources.lut.into(),
+        ff: resources.ff.into(),
+        dsp48e1: resources.dsp48e1.into(),
+        bram36: resources.bram36.into(),
+        lutram: resources.lutram.into(),
+        carry4: resources.carry4.into(),
+        method,
+        cells: resources.cells.clone(),
+        tool: resources.tool.clone(),
+        by_module: resources.by_module.clone(),
+        logic_delay_ns: timing.as_ref().map(|t| t.logic_delay_ns.into()),
+        plausible_clock_mhz: timing.as_ref().map(|t| t.plausible_clock_mhz().into()),
+        critical_path: timing.as_ref().map(|t| t.critical_path.clone()),
+        critical_path_summary: timing.as_ref().map(|t| t.path_summary()),
+        timing_config: timing.as_ref().map(|_| TimingConfig { key_bits: TIMING_KEY_BITS, cores: 1 }),
+        timing_tool: timing.as_ref().map(|t| t.tool.clone()),
+    };
     crate::report::emit_report(&report, args.json, args.out.as_ref(), |report| {
         println!(
             "Yosys estimate for the {}-bit accelerator, {} core(s) (not a Vivado result):",

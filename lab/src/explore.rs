@@ -14,9 +14,36 @@ use crate::point::{mark_pareto, Point};
 use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
 use ecrt_driver::batch::parallel_map;
 use ecrt_sim::{estimate, EstimateOptions, ResourceEstimate, TimingEstimate};
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// The `tool` of an explore report, by which a record is known as one.
+pub const TOOL: &str = "ecrt explore";
+
+/// What `ecrt explore` writes to explore.json.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExploreReport {
+    /// [`TOOL`].
+    pub tool: String,
+    /// The exponent schedules built in RTL.
+    pub schedules_built: Vec<ExponentSchedule>,
+    pub resource_tool: String,
+    /// Null with `--no-timing`.
+    pub timing_tool: Option<String>,
+    pub targets_2048: Targets,
+    /// In the sweep's order: key bits, digits per step, schedule, window bits.
+    pub points: Vec<Point>,
+}
+
+/// The 2048-bit targets a point is held against.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Targets {
+    /// MESA's latency.
+    pub latency_cycles: f64,
+    /// One chip's projected throughput at 100 MHz.
+    pub decryptions_per_s_100mhz: f64,
+}
 
 /// Sweep accelerator configurations: exact cycles, Yosys resources and logic delay, cores per
 /// xc7vx690t and the chip's projected throughput; a table, explore.json and a Pareto plot
@@ -124,27 +151,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .collect();
     mark_pareto(&mut points);
 
-    let report = json!({
-        "tool": "ecrt explore",
-        "schedules_built": ExponentSchedule::ALL.map(ExponentSchedule::name),
-        "resource_tool": "Yosys synth_xilinx per distinct module of a one-core accelerator (fast estimate, not Vivado)",
-        "timing_tool": (!args.no_timing).then_some(
+    let report = ExploreReport {
+        tool: TOOL.into(),
+        schedules_built: ExponentSchedule::ALL.into(),
+        resource_tool: "Yosys synth_xilinx per distinct module of a one-core accelerator (fast estimate, not Vivado)"
+            .into(),
+        timing_tool: (!args.no_timing).then(|| {
             "Yosys sta with the 7-series cell delays, no routing: a flattened 512-bit one-core accelerator per k, \
              default window width"
-        ),
-        "targets_2048": { "latency_cycles": MESA_CYCLES, "decryptions_per_s_100mhz": TARGET_THROUGHPUT },
-        "points": points,
-    });
+                .into()
+        }),
+        targets_2048: Targets { latency_cycles: MESA_CYCLES, decryptions_per_s_100mhz: TARGET_THROUGHPUT },
+        points,
+    };
+    // Through a Value: its fields in the order of their names, as every report writes them.
+    let json = serde_json::to_value(&report)?;
     let json_path = args.out.join("explore.json");
-    std::fs::write(&json_path, serde_json::to_string_pretty(&report)? + "\n")
+    std::fs::write(&json_path, serde_json::to_string_pretty(&json)? + "\n")
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", json_path.display()))?;
     if args.json {
-        println!("{report}");
+        println!("{json}");
     } else {
-        print_table(&points);
+        print_table(&report.points);
     }
     let svg_path = args.out.join("pareto.svg");
-    pareto_plot::draw(&points, &svg_path)?;
+    pareto_plot::draw(&report.points, &svg_path)?;
     eprintln!("ecrt explore: wrote {} and {}", json_path.display(), svg_path.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -216,7 +247,7 @@ mod tests {
         let k4 = AcceleratorConfig { digits_per_step: 4, ..Default::default() };
         // The k = 4 accelerator's measured estimate: DSPs allow 2 cores.
         let p4 = Point::new(&k4, &resources(1_242, 96_298), None);
-        assert_eq!((p4.cores_per_xc7vx690t, p4.xc7vx690t_limiting_resource), (2, "dsp48e1"));
+        assert_eq!((p4.cores_per_xc7vx690t, p4.xc7vx690t_limiting_resource.as_str()), (2, "dsp48e1"));
         assert_eq!(p4.latency_cycles, 87_949);
         assert!((p4.decryptions_per_s_100mhz - 2.0 * 1e8 / 87_943.0).abs() < 1e-6);
         assert!((p4.ratio_to_schoolbook_bound - 1_242.0 * 87_943.0 / 51_147_571.2).abs() < 1e-9);

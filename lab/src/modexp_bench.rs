@@ -4,14 +4,15 @@
 
 use crate::args::ConfigArgs;
 use crate::chip::schoolbook_partial_products;
+use crate::report::{Config, Figure, Part};
 use ecrt_contract::host::SlotKey;
 use ecrt_golden::hw::schedule_cost;
 use ecrt_golden::prime::random_odd;
 use ecrt_sim::modexp::ModExpSim;
-use ecrt_sim::{estimate, BuildOptions, EstimateOptions};
+use ecrt_sim::{estimate, BuildOptions, EstimateOptions, ResourceEstimate};
 use num_bigint::RandBigInt;
 use rand::SeedableRng;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -37,6 +38,44 @@ pub struct Args {
     /// Also write the JSON object to this file.
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+/// What `ecrt bench-modexp` reports: cycles are exact (every pair's slots agree to a cycle), the
+/// estimate and what comes of it null with `--no-estimate`. Records made before the folding
+/// multiplier lack its fields; a recorded report lacks the run's own (checks, simulation speed).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ModExpReport {
+    pub config: Config,
+    /// Digits S of a classic multiplication.
+    pub digits: Figure<usize>,
+    pub multiplications_per_exponentiation: Figure<usize>,
+    pub fold_multiplications_per_exponentiation: Option<Figure<usize>>,
+    pub cycles_per_multiplication: Figure<usize>,
+    pub cycles_per_fold_multiplication: Option<Figure<usize>>,
+    pub multiplications_in_flight: Option<usize>,
+    /// Both slots busy: the latency of each.
+    pub latency_cycles_per_exponentiation: Figure<u64>,
+    pub cycles_per_exponentiation_steady_state: Figure<f64>,
+    pub exponentiations_checked: Option<Figure<usize>>,
+    /// The unit's Yosys estimate.
+    pub estimate: Option<Part<ResourceEstimate, EstimateFigures>>,
+    pub dsp48e1: Option<Figure<u64>>,
+    /// Half of the pair's DSP-cycles: two exponentiations share the unit.
+    pub dsp_cycles_per_exponentiation: Option<Figure<f64>>,
+    pub schoolbook_bound_dsp_cycles: Figure<f64>,
+    pub ratio_to_schoolbook_bound: Option<f64>,
+    pub simulated_cycles_per_s: Option<Figure<f64>>,
+    pub verilator_build_seconds: Option<Figure<f64>>,
+    pub verilator_build_cached: Option<bool>,
+}
+
+/// The figures of a Yosys estimate the figures page shows beside the DSPs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EstimateFigures {
+    pub lut: Figure<u64>,
+    pub ff: Figure<u64>,
+    pub lutram: Figure<u64>,
+    pub bram36: Figure<f64>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -97,26 +136,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Two exponentiations share the unit: per exponentiation, half of the pair's DSP-cycles.
     let dsp_cycles = dsp.map(|d| d as f64 * latency as f64 / 2.0);
     let bound = 1.2 * exp_bits as f64 * schoolbook_partial_products(m);
-    let report = json!({
-        "config": config,
-        "digits": config.digits(),
-        "multiplications_per_exponentiation": multiplications,
-        "fold_multiplications_per_exponentiation": config.fold_multiplications_per_exponentiation(),
-        "cycles_per_multiplication": cycles_per_multiplication,
-        "cycles_per_fold_multiplication": config.cycles_per_fold_multiplication(),
-        "multiplications_in_flight": 2,
-        "latency_cycles_per_exponentiation": latency,
-        "cycles_per_exponentiation_steady_state": latency as f64 / 2.0,
-        "exponentiations_checked": latencies.len(),
-        "estimate": estimate,
-        "dsp48e1": dsp,
-        "dsp_cycles_per_exponentiation": dsp_cycles,
-        "schoolbook_bound_dsp_cycles": bound,
-        "ratio_to_schoolbook_bound": dsp_cycles.map(|d| d / bound),
-        "simulated_cycles_per_s": simulated_cycles as f64 / sim_seconds,
-        "verilator_build_seconds": build_seconds,
-        "verilator_build_cached": build.cached,
-    });
+    let report = ModExpReport {
+        config: Config::Written(config.clone()),
+        digits: config.digits().into(),
+        multiplications_per_exponentiation: multiplications.into(),
+        fold_multiplications_per_exponentiation: Some(config.fold_multiplications_per_exponentiation().into()),
+        cycles_per_multiplication: cycles_per_multiplication.into(),
+        cycles_per_fold_multiplication: Some(config.cycles_per_fold_multiplication().into()),
+        multiplications_in_flight: Some(2),
+        latency_cycles_per_exponentiation: latency.into(),
+        cycles_per_exponentiation_steady_state: (latency as f64 / 2.0).into(),
+        exponentiations_checked: Some(latencies.len().into()),
+        estimate: estimate.map(Part::Written),
+        dsp48e1: dsp.map(Figure::from),
+        dsp_cycles_per_exponentiation: dsp_cycles.map(Figure::from),
+        schoolbook_bound_dsp_cycles: bound.into(),
+        ratio_to_schoolbook_bound: dsp_cycles.map(|d| d / bound),
+        simulated_cycles_per_s: Some((simulated_cycles as f64 / sim_seconds).into()),
+        verilator_build_seconds: Some(build_seconds.into()),
+        verilator_build_cached: Some(build.cached),
+    };
     crate::report::emit_report(&report, args.json, args.out.as_ref(), |report| {
         for (name, value) in report.as_object().expect("object") {
             if name != "config" && name != "estimate" {

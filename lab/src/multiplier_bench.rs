@@ -4,6 +4,7 @@
 //! the schoolbook bound.
 
 use crate::chip::schoolbook_partial_products;
+use crate::report::Figure;
 use ecrt_golden::hw::{FoldContext, FoldShape};
 use ecrt_golden::prime::random_odd;
 use ecrt_hdl::emit::emit_fold_mul;
@@ -11,7 +12,7 @@ use ecrt_sim::fold_mul::FoldMulSim;
 use ecrt_sim::{estimate, logic_delay, BuildOptions, EstimateOptions};
 use num_bigint::RandBigInt;
 use rand::SeedableRng;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -33,6 +34,42 @@ pub struct Args {
     /// Also write the JSON object to this file.
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+/// What `ecrt bench-multiplier` reports.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MultiplierReport {
+    pub key_bits: usize,
+    /// The multipliers are sized for a modulus of this many bits (a key's p²).
+    pub modulus_bits: Figure<usize>,
+    /// 24×17 partial products of one schoolbook multiplication: the bound's unit.
+    pub schoolbook_partial_products: f64,
+    /// The modulus width of the logic delays; null with `--no-timing`.
+    pub timing_modulus_bits: Option<usize>,
+    pub multipliers: Vec<MultiplierRow>,
+}
+
+/// One multiplier's figures. Two multiplications are in flight, so one multiplication costs half
+/// of the DSPs' cycles over its latency.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MultiplierRow {
+    /// `"fold"`; records made while a separate classic multiplier ran also hold `"classic"`.
+    pub multiplier: String,
+    pub digits_per_step: Figure<usize>,
+    pub steps: Figure<usize>,
+    pub cycles_per_multiplication: Figure<u64>,
+    /// The folding multiplier's sizes (null for the classic one).
+    pub shape: Option<FoldShape>,
+    pub dsp48e1: Figure<u64>,
+    pub lut: Figure<u64>,
+    pub ff: Figure<u64>,
+    pub carry4: u64,
+    pub lutram: u64,
+    pub dsp_cycles_per_multiplication: Figure<f64>,
+    pub ratio_to_schoolbook_bound: Figure<f64>,
+    /// Null with `--no-timing`.
+    pub logic_delay_ns: Option<Figure<f64>>,
+    pub critical_path_summary: Option<String>,
 }
 
 /// The modulus width of the timing figures: no path depends on the width.
@@ -83,13 +120,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     bar.finish_and_clear();
 
-    let report = json!({
-        "key_bits": args.key_bits,
-        "modulus_bits": modulus_bits,
-        "schoolbook_partial_products": bound,
-        "timing_modulus_bits": (!args.no_timing).then_some(TIMING_MODULUS_BITS),
-        "multipliers": rows,
-    });
+    let report = MultiplierReport {
+        key_bits: args.key_bits,
+        modulus_bits: modulus_bits.into(),
+        schoolbook_partial_products: bound,
+        timing_modulus_bits: (!args.no_timing).then_some(TIMING_MODULUS_BITS),
+        multipliers: rows,
+    };
     crate::report::emit_report(&report, args.json, args.out.as_ref(), |report| {
         println!(
             "Montgomery multipliers for a {modulus_bits}-bit modulus (cycles from Verilator; resources and delays \
@@ -119,8 +156,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One multiplier's figures. Two multiplications are in flight, so one multiplication costs half
-/// of the DSPs' cycles over its latency.
+/// One folding multiplier's row.
 fn row(
     digits_per_step: usize,
     steps: usize,
@@ -129,22 +165,22 @@ fn row(
     resources: &ecrt_sim::ResourceEstimate,
     timing: Option<&ecrt_sim::TimingEstimate>,
     bound: f64,
-) -> Value {
+) -> MultiplierRow {
     let dsp_cycles = resources.dsp48e1 as f64 * cycles as f64 / 2.0;
-    json!({
-        "multiplier": "fold",
-        "digits_per_step": digits_per_step,
-        "steps": steps,
-        "cycles_per_multiplication": cycles,
-        "shape": shape,
-        "dsp48e1": resources.dsp48e1,
-        "lut": resources.lut,
-        "ff": resources.ff,
-        "carry4": resources.carry4,
-        "lutram": resources.lutram,
-        "dsp_cycles_per_multiplication": dsp_cycles,
-        "ratio_to_schoolbook_bound": dsp_cycles / bound,
-        "logic_delay_ns": timing.map(|t| t.logic_delay_ns),
-        "critical_path_summary": timing.map(|t| t.path_summary()),
-    })
+    MultiplierRow {
+        multiplier: "fold".into(),
+        digits_per_step: digits_per_step.into(),
+        steps: steps.into(),
+        cycles_per_multiplication: cycles.into(),
+        shape: Some(*shape),
+        dsp48e1: resources.dsp48e1.into(),
+        lut: resources.lut.into(),
+        ff: resources.ff.into(),
+        carry4: resources.carry4,
+        lutram: resources.lutram,
+        dsp_cycles_per_multiplication: dsp_cycles.into(),
+        ratio_to_schoolbook_bound: (dsp_cycles / bound).into(),
+        logic_delay_ns: timing.map(|t| t.logic_delay_ns.into()),
+        critical_path_summary: timing.map(|t| t.path_summary()),
+    }
 }

@@ -4,16 +4,18 @@ use crate::chip::{
     cores_that_fit, schoolbook_bound_per_decryption, Usage, MESA_CYCLES, PROJECTION_PART, REFERENCE_MHZ,
     TARGET_THROUGHPUT,
 };
-use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
 use ecrt_sim::{ResourceEstimate, TimingEstimate};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One configuration's figures. Resources are of a one-core accelerator (the shared top
 /// included); the chip figures fill an xc7vx690t with as many of it as fit.
-#[derive(Debug, Clone, Serialize)]
+///
+/// Unlike the other reports' figures, a point's are plain numbers (no runs): a sweep is one run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Point {
     pub config: AcceleratorConfig,
-    pub schedule: &'static str,
+    pub schedule: ExponentSchedule,
     /// An idle core, first request beat in to last result beat out.
     pub latency_cycles: usize,
     pub latency_ms_100mhz: f64,
@@ -27,7 +29,8 @@ pub struct Point {
     pub bram36: f64,
     pub lutram: u64,
     pub cores_per_xc7vx690t: u64,
-    pub xc7vx690t_limiting_resource: &'static str,
+    /// The report field of the resource that stops one more core (`"dsp48e1"`, …), or `"none"`.
+    pub xc7vx690t_limiting_resource: String,
     /// The chip's pace: a core's pace over the cores, or the stream's, whichever is slower.
     pub cycles_per_decryption_chip: f64,
     pub decryptions_per_s_100mhz: f64,
@@ -58,7 +61,7 @@ impl Point {
         let is_2048 = config.key_bits == 2048;
         Point {
             config: config.clone(),
-            schedule: config.schedule.name(),
+            schedule: config.schedule,
             latency_cycles: latency,
             latency_ms_100mhz: latency as f64 / (REFERENCE_MHZ * 1e3),
             cycles_per_decryption_per_core: period,
@@ -69,7 +72,7 @@ impl Point {
             bram36: resources.bram36,
             lutram: resources.lutram,
             cores_per_xc7vx690t: cores,
-            xc7vx690t_limiting_resource: limit,
+            xc7vx690t_limiting_resource: limit.into(),
             cycles_per_decryption_chip: chip_cycles,
             decryptions_per_s_100mhz: per_s(REFERENCE_MHZ),
             logic_delay_ns: timing.map(|t| t.logic_delay_ns),

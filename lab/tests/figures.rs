@@ -40,3 +40,37 @@ fn readme_figures_are_current() {
          `ECRT_UPDATE_DOCS=1 cargo test -p ecrt-lab --test figures`"
     );
 }
+
+/// Every record of docs/figures/, each report file and each report of recorded.json, reads
+/// through its kind's struct (the page above could not render otherwise); a malformed one fails,
+/// naming its file.
+#[test]
+fn every_record_reads_as_its_kind() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/figures");
+    let records = ecrt_lab::figures::load(&dir).unwrap_or_else(|e| panic!("{e:#}"));
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".json") && !name.ends_with(".meta.json") && name != "recorded.json" {
+            files += 1;
+            assert!(records.iter().any(|r| r.path == format!("docs/figures/{name}")), "{name} was not loaded");
+        }
+    }
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("recorded.json")).unwrap()).unwrap();
+    assert_eq!(records.len(), files + recorded["records"].as_array().unwrap().len());
+
+    // A report file with a figure of the wrong type, then a recorded report lacking one.
+    let bad = tempfile::tempdir().unwrap();
+    let mut cpu: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("cpu-2048.json")).unwrap()).unwrap();
+    cpu["thread_scaling"] = "fast".into();
+    std::fs::write(bad.path().join("cpu-2048.json"), cpu.to_string()).unwrap();
+    let error = format!("{:#}", ecrt_lab::figures::load(bad.path()).unwrap_err());
+    assert!(error.contains("docs/figures/cpu-2048.json") && error.contains("bench-cpu"), "{error}");
+    std::fs::remove_file(bad.path().join("cpu-2048.json")).unwrap();
+    let recorded = r#"{"records": [{"name": "old-host", "kind": "bench-xdma", "report": {"backend": "xdma"}}]}"#;
+    std::fs::write(bad.path().join("recorded.json"), recorded).unwrap();
+    let error = format!("{:#}", ecrt_lab::figures::load(bad.path()).unwrap_err());
+    assert!(error.contains("recorded.json, old-host") && error.contains("missing field"), "{error}");
+}

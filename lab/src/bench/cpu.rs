@@ -3,6 +3,7 @@
 //! interleaved and ratios of medians are reported, not absolute times alone.
 
 use super::args::Args;
+use crate::report::Figure;
 use anyhow::{bail, Context};
 use ecrt_driver::backends::cpu::{encrypt, CpuKey, Scratch};
 use ecrt_driver::batch::parallel_map;
@@ -11,11 +12,46 @@ use ecrt_golden::phe_format::{format_ciphertext, write_private_key, PheCiphertex
 use ecrt_golden::PrivateKey;
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::time::Instant;
+
+/// What `ecrt bench --backend cpu` reports: medians of the passes. phe's figures are null without
+/// `--phe-python`; a recorded report may have little more than a ratio.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CpuReport {
+    /// `"cpu"`.
+    pub backend: String,
+    pub key_bits: Figure<u64>,
+    pub count: Option<Figure<usize>>,
+    pub rounds: Option<Figure<usize>>,
+    pub threads: Option<Figure<usize>>,
+    /// Decryptions checked against the golden model.
+    pub verified: Option<usize>,
+    pub us_per_decryption: Option<CpuTimes>,
+    /// Whether phe had gmpy2.
+    pub phe_gmpy2: Option<bool>,
+    pub ratio_ecrt_to_phe_raw_decrypt: Option<Figure<f64>>,
+    pub ratio_ecrt_to_phe_decrypt: Option<Figure<f64>>,
+    pub decryptions_per_s_1_thread: Option<f64>,
+    pub decryptions_per_s_all_threads: Option<Figure<f64>>,
+    /// Throughput on all threads over one.
+    pub thread_scaling: Option<Figure<f64>>,
+    /// Opening the key file as `ecrt decrypt` does.
+    pub key_open_ms: Option<Figure<f64>>,
+}
+
+/// µs per decryption of each measure, one thread each.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CpuTimes {
+    pub ecrt_cpu_ecrt_1_thread: Option<Figure<f64>>,
+    pub ecrt_cpu_crt_1_thread: Option<Figure<f64>>,
+    pub golden_num_bigint_ecrt_1_thread: Option<Figure<f64>>,
+    pub phe_raw_decrypt: Option<Figure<f64>>,
+    pub phe_decrypt: Option<Figure<f64>>,
+}
 
 const PHE_BENCH_SCRIPT: &str = include_str!("../../../scripts/phe_bench.py");
 
@@ -192,28 +228,28 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let threaded_us = per_item_us("ecrt_cpu_ecrt_threads").expect("measured");
     let phe_raw_us = per_item_us("phe_raw_decrypt");
     let phe_us = per_item_us("phe_decrypt");
-    let report = json!({
-        "backend": "cpu",
-        "key_bits": args.key_bits,
-        "count": count,
-        "rounds": args.rounds,
-        "threads": threads,
-        "verified": count,
-        "us_per_decryption": {
-            "ecrt_cpu_ecrt_1_thread": ecrt_us,
-            "ecrt_cpu_crt_1_thread": per_item_us("ecrt_cpu_crt"),
-            "golden_num_bigint_ecrt_1_thread": per_item_us("golden_num_bigint_ecrt"),
-            "phe_raw_decrypt": phe_raw_us,
-            "phe_decrypt": phe_us,
-        },
-        "phe_gmpy2": phe.as_ref().map(|p| p.gmpy2),
-        "ratio_ecrt_to_phe_raw_decrypt": phe_raw_us.map(|phe| ecrt_us / phe),
-        "ratio_ecrt_to_phe_decrypt": phe_us.map(|phe| ecrt_us / phe),
-        "decryptions_per_s_1_thread": 1e6 / ecrt_us,
-        "decryptions_per_s_all_threads": 1e6 / threaded_us,
-        "thread_scaling": ecrt_us / threaded_us,
-        "key_open_ms": median(passes["key_open"].clone()) * 1e3,
-    });
+    let report = CpuReport {
+        backend: "cpu".into(),
+        key_bits: args.key_bits.into(),
+        count: Some(count.into()),
+        rounds: Some(args.rounds.into()),
+        threads: Some(threads.into()),
+        verified: Some(count),
+        us_per_decryption: Some(CpuTimes {
+            ecrt_cpu_ecrt_1_thread: Some(ecrt_us.into()),
+            ecrt_cpu_crt_1_thread: per_item_us("ecrt_cpu_crt").map(Figure::from),
+            golden_num_bigint_ecrt_1_thread: per_item_us("golden_num_bigint_ecrt").map(Figure::from),
+            phe_raw_decrypt: phe_raw_us.map(Figure::from),
+            phe_decrypt: phe_us.map(Figure::from),
+        }),
+        phe_gmpy2: phe.as_ref().map(|p| p.gmpy2),
+        ratio_ecrt_to_phe_raw_decrypt: phe_raw_us.map(|phe| (ecrt_us / phe).into()),
+        ratio_ecrt_to_phe_decrypt: phe_us.map(|phe| (ecrt_us / phe).into()),
+        decryptions_per_s_1_thread: Some(1e6 / ecrt_us),
+        decryptions_per_s_all_threads: Some((1e6 / threaded_us).into()),
+        thread_scaling: Some((ecrt_us / threaded_us).into()),
+        key_open_ms: Some((median(passes["key_open"].clone()) * 1e3).into()),
+    };
     drop(phe);
     crate::report::emit_report(&report, args.json, args.out.as_ref(), print_table)?;
     Ok(ExitCode::SUCCESS)

@@ -12,6 +12,7 @@
 //! across machines of different speeds where the microseconds do not.
 
 use super::args::Args;
+use crate::report::Figure;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface as itf;
 use ecrt_driver::api::{BackendSpec, Decryptor, Options};
@@ -21,7 +22,7 @@ use ecrt_golden::PrivateKey;
 use ecrt_service::process::ServeProcess;
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -96,10 +97,63 @@ struct ServicePass {
     service_switches: f64,
 }
 
+/// What `ecrt bench --backend xdma` reports: CPU µs per decryption are medians of the rounds.
+/// The service's fields come only with the emulated device and the
+/// service measured (absent otherwise); a recorded report may lack those of later versions.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostReport {
+    /// `"xdma"`.
+    pub backend: String,
+    /// The device's path, or `"ecrt emulate --responder instant"`.
+    pub device: String,
+    pub key_bits: Figure<usize>,
+    pub stream_bits: Figure<usize>,
+    /// Decryptions per pass.
+    pub count: Figure<usize>,
+    pub rounds: Figure<usize>,
+    /// Runs of the whole bench a recorded report's ranges span; no tool writes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs: Option<Figure<usize>>,
+    /// The driver's CPU time per decryption, user + system.
+    pub host_cpu_us_per_decryption: Figure<f64>,
+    pub user_us_per_decryption: Option<Figure<f64>>,
+    pub system_us_per_decryption: Option<Figure<f64>>,
+    pub context_switches_per_decryption: Option<Figure<f64>>,
+    /// Encoding and decoding the frames in memory, no I/O.
+    pub framing_us_per_decryption: Option<Figure<f64>>,
+    pub framing_share: Option<f64>,
+    pub wall_decryptions_per_second: Option<Figure<f64>>,
+    pub decryptions_per_second_per_core: Option<Figure<f64>>,
+    pub target_us: Option<f64>,
+    pub meets_target: Option<bool>,
+    // The path through `ecrt serve` beside the direct one, both as shares of one CPU thread's
+    // decryption in the same run: absent unless the service was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_one_thread_us_per_decryption: Option<Figure<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direct_share: Option<Figure<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_direct_share: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_client_us_per_decryption: Option<Figure<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_us_per_decryption: Option<Figure<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_total_us_per_decryption: Option<Figure<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_context_switches_per_decryption: Option<Figure<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_share: Option<Figure<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_service_share: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_wall_decryptions_per_second: Option<Figure<f64>>,
+}
+
 /// What one host-overhead measurement found.
 pub struct HostOverhead {
-    /// A JSON report (the fields `ecrt bench --backend xdma --json` prints).
-    pub report: serde_json::Value,
+    /// The report (what `ecrt bench --backend xdma --json` prints).
+    pub report: HostReport,
     /// Driver CPU µs per decryption (median pass).
     pub cpu_us: f64,
 }
@@ -227,43 +281,56 @@ pub fn measure_host_overhead(
 
     let driver_us = median(driver_passes.iter().map(Pass::cpu_us).collect());
     let framing_us = median(framing_passes.iter().map(Pass::cpu_us).collect());
-    let mut report = json!({
-        "backend": "xdma",
-        "device": if device_given { device.display().to_string() } else { "ecrt emulate --responder instant".into() },
-        "key_bits": config.key_bits,
-        "stream_bits": config.stream_bits,
-        "count": count,
-        "rounds": rounds,
-        "host_cpu_us_per_decryption": driver_us,
-        "user_us_per_decryption": median(driver_passes.iter().map(|p| p.user_us).collect()),
-        "system_us_per_decryption": median(driver_passes.iter().map(|p| p.system_us).collect()),
-        "context_switches_per_decryption": median(driver_passes.iter().map(|p| p.switches).collect()),
-        "framing_us_per_decryption": framing_us,
-        "framing_share": framing_us / driver_us,
-        "wall_decryptions_per_second": median(driver_passes.iter().map(|p| count as f64 / p.wall).collect()),
-        "decryptions_per_second_per_core": 1e6 / driver_us,
-        "target_us": TARGET_US,
-        "meets_target": driver_us <= TARGET_US,
-    });
+    let mut report = HostReport {
+        backend: "xdma".into(),
+        device: if device_given { device.display().to_string() } else { "ecrt emulate --responder instant".into() },
+        key_bits: config.key_bits.into(),
+        stream_bits: config.stream_bits.into(),
+        count: count.into(),
+        rounds: rounds.into(),
+        runs: None,
+        host_cpu_us_per_decryption: driver_us.into(),
+        user_us_per_decryption: Some(median(driver_passes.iter().map(|p| p.user_us).collect()).into()),
+        system_us_per_decryption: Some(median(driver_passes.iter().map(|p| p.system_us).collect()).into()),
+        context_switches_per_decryption: Some(median(driver_passes.iter().map(|p| p.switches).collect()).into()),
+        framing_us_per_decryption: Some(framing_us.into()),
+        framing_share: Some(framing_us / driver_us),
+        wall_decryptions_per_second: Some(median(driver_passes.iter().map(|p| count as f64 / p.wall).collect()).into()),
+        decryptions_per_second_per_core: Some((1e6 / driver_us).into()),
+        target_us: Some(TARGET_US),
+        meets_target: Some(driver_us <= TARGET_US),
+        cpu_one_thread_us_per_decryption: None,
+        direct_share: None,
+        target_direct_share: None,
+        service_client_us_per_decryption: None,
+        service_us_per_decryption: None,
+        service_total_us_per_decryption: None,
+        service_context_switches_per_decryption: None,
+        service_share: None,
+        target_service_share: None,
+        service_wall_decryptions_per_second: None,
+    };
     if with_service {
         let cpu_us = median(cpu_passes);
         let total = median(service_passes.iter().map(|p| p.client.cpu_us() + p.service_us).collect());
         let switches = median(service_passes.iter().map(|p| p.client.switches + p.service_switches).collect());
-        let service_fields = json!({
-            "cpu_one_thread_us_per_decryption": cpu_us,
-            "direct_share": driver_us / cpu_us,
-            "target_direct_share": TARGET_DIRECT_SHARE,
-            "service_client_us_per_decryption":
-                median(service_passes.iter().map(|p| p.client.cpu_us()).collect()),
-            "service_us_per_decryption": median(service_passes.iter().map(|p| p.service_us).collect()),
-            "service_total_us_per_decryption": total,
-            "service_context_switches_per_decryption": switches,
-            "service_share": total / cpu_us,
-            "target_service_share": TARGET_SERVICE_SHARE,
-            "service_wall_decryptions_per_second":
-                median(service_passes.iter().map(|p| count as f64 / p.client.wall).collect()),
-        });
-        report.as_object_mut().expect("an object").extend(service_fields.as_object().expect("an object").clone());
+        report = HostReport {
+            cpu_one_thread_us_per_decryption: Some(cpu_us.into()),
+            direct_share: Some((driver_us / cpu_us).into()),
+            target_direct_share: Some(TARGET_DIRECT_SHARE),
+            service_client_us_per_decryption: Some(
+                median(service_passes.iter().map(|p| p.client.cpu_us()).collect()).into(),
+            ),
+            service_us_per_decryption: Some(median(service_passes.iter().map(|p| p.service_us).collect()).into()),
+            service_total_us_per_decryption: Some(total.into()),
+            service_context_switches_per_decryption: Some(switches.into()),
+            service_share: Some((total / cpu_us).into()),
+            target_service_share: Some(TARGET_SERVICE_SHARE),
+            service_wall_decryptions_per_second: Some(
+                median(service_passes.iter().map(|p| count as f64 / p.client.wall).collect()).into(),
+            ),
+            ..report
+        };
     }
     Ok(HostOverhead { report, cpu_us: driver_us })
 }

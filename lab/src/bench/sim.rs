@@ -3,17 +3,68 @@
 
 use super::args::Args;
 use crate::chip::{cores_that_fit, Usage, PROJECTION_PART, REFERENCE_MHZ};
+use crate::report::{Config, Figure};
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_driver::backends::cpu::{encrypt, Scratch};
 use ecrt_driver::backends::sim::SimBackend;
 use ecrt_golden::paillier::decrypt_ecrt;
 use ecrt_golden::PrivateKey;
 use ecrt_sim::accelerator::{OutputPacing, RunReport};
-use ecrt_sim::{estimate, BuildOptions, EstimateOptions, ResourceEstimate};
+use ecrt_sim::{estimate, BuildOptions, EstimateOptions, ResourceEstimate, TimingEstimate};
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use std::process::ExitCode;
+
+/// What `ecrt bench --backend sim` reports. Resource fields and what comes of them are null with
+/// `--no-estimate`; records made before the segmented schedule lack `digits_per_step`,
+/// `window_bits` and `schedule`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SimReport {
+    /// `"sim"`.
+    pub backend: String,
+    pub config: Config,
+    pub key_bits: Figure<usize>,
+    pub cores: Figure<usize>,
+    pub digits_per_step: Option<usize>,
+    pub window_bits: Option<usize>,
+    /// The schedule's label: `"5-bit windows"`, `"segmented"`.
+    pub schedule: Option<String>,
+    /// Decryptions in the batch.
+    pub count: usize,
+    /// An idle pipeline's latency, first input beat to last output beat.
+    pub latency_cycles: Figure<u64>,
+    /// The batch's latencies.
+    pub latency_cycles_min: Option<u64>,
+    pub latency_cycles_max: Option<u64>,
+    /// Steady state, the whole accelerator; `cycles_per_decryption_method` says how it was taken.
+    pub cycles_per_decryption: Figure<f64>,
+    pub cycles_per_decryption_method: String,
+    pub cycles_per_decryption_per_core: Figure<f64>,
+    pub batch_cycles: u64,
+    pub dsp48e1: Option<Figure<u64>>,
+    pub lut: Option<Figure<u64>>,
+    pub ff: Option<Figure<u64>>,
+    pub bram36: Option<Figure<f64>>,
+    pub lutram: Option<Figure<u64>>,
+    pub resource_tool: Option<String>,
+    pub dsp_cycles_per_decryption: Option<Figure<f64>>,
+    pub cores_per_xc7vx690t: Option<Figure<u64>>,
+    /// The report field of the resource that stops one more core (`"dsp48e1"`, …).
+    pub xc7vx690t_limiting_resource: Option<String>,
+    pub projected_decryptions_per_s_100mhz: Option<Figure<f64>>,
+    pub latency_ms_100mhz: f64,
+    pub simulated_cycles_per_s: Figure<f64>,
+    pub wall_s_per_decryption: Figure<f64>,
+    /// Decryptions checked against the golden model.
+    pub verified: Figure<usize>,
+    /// The logic delay of the longest path (no routing) and the clock it plausibly allows once
+    /// routed (routing taken as doubling it); the projections stay at 100 MHz.
+    pub logic_delay_ns: Option<Figure<f64>>,
+    pub plausible_clock_mhz: Option<Figure<f64>>,
+    /// The longest path's cells, in short.
+    pub critical_path: Option<String>,
+}
 
 pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let count = args.count.unwrap_or(64);
@@ -58,12 +109,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         });
         (Some(resources?), Some(timing?))
     };
-    let mut report = report(&config, &idle, &batch, resources.as_ref(), verified);
-    // The logic delay of the longest path (no routing) and the clock it plausibly allows once
-    // routed (routing taken as doubling it); the projections above stay at 100 MHz.
-    report["logic_delay_ns"] = json!(timing.as_ref().map(|t| t.logic_delay_ns));
-    report["plausible_clock_mhz"] = json!(timing.as_ref().map(|t| t.plausible_clock_mhz()));
-    report["critical_path"] = json!(timing.as_ref().map(|t| t.path_summary()));
+    let report = report(&config, &idle, &batch, resources.as_ref(), timing.as_ref(), verified);
     crate::report::emit_report(&report, args.json, args.out.as_ref(), print_table)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -86,45 +132,49 @@ fn report(
     idle: &RunReport,
     batch: &RunReport,
     resources: Option<&ResourceEstimate>,
+    timing: Option<&TimingEstimate>,
     verified: usize,
-) -> serde_json::Value {
+) -> SimReport {
     let latencies: Vec<u64> = batch.jobs.iter().map(|j| j.latency()).collect();
     let (cycles_per_decryption, method) = steady_cycles(batch, config.cores);
     let per_core_cycles = cycles_per_decryption * config.cores as f64;
     let fit = resources.and_then(|r| cores_that_fit(&Usage::of_estimate(r, config.cores), &PROJECTION_PART));
     let cores_per_chip = fit.map(|f| f.cores);
-    json!({
-        "backend": "sim",
-        "config": config,
-        "key_bits": config.key_bits,
-        "cores": config.cores,
-        "digits_per_step": config.digits_per_step,
-        "window_bits": config.window_bits,
-        "schedule": config.schedule_label(),
-        "count": batch.jobs.len(),
-        "latency_cycles": idle.jobs[0].latency(),
-        "latency_cycles_min": latencies.iter().min(),
-        "latency_cycles_max": latencies.iter().max(),
-        "cycles_per_decryption": cycles_per_decryption,
-        "cycles_per_decryption_method": method,
-        "cycles_per_decryption_per_core": per_core_cycles,
-        "batch_cycles": batch.cycles,
-        "dsp48e1": resources.map(|r| r.dsp48e1),
-        "lut": resources.map(|r| r.lut),
-        "ff": resources.map(|r| r.ff),
-        "bram36": resources.map(|r| r.bram36),
-        "lutram": resources.map(|r| r.lutram),
-        "resource_tool": resources.map(|r| r.tool.clone()),
-        "dsp_cycles_per_decryption": resources.map(|r| r.dsp48e1 as f64 * cycles_per_decryption),
-        "cores_per_xc7vx690t": cores_per_chip,
-        "xc7vx690t_limiting_resource": fit.map(|f| f.limit),
-        "projected_decryptions_per_s_100mhz":
-            cores_per_chip.map(|c| c as f64 * REFERENCE_MHZ * 1e6 / per_core_cycles),
-        "latency_ms_100mhz": idle.jobs[0].latency() as f64 / (REFERENCE_MHZ * 1e3),
-        "simulated_cycles_per_s": batch.cycles_per_second(),
-        "wall_s_per_decryption": batch.elapsed.as_secs_f64() / batch.jobs.len() as f64,
-        "verified": verified,
-    })
+    SimReport {
+        backend: "sim".into(),
+        config: Config::Written(config.clone()),
+        key_bits: config.key_bits.into(),
+        cores: config.cores.into(),
+        digits_per_step: Some(config.digits_per_step),
+        window_bits: Some(config.window_bits),
+        schedule: Some(config.schedule_label()),
+        count: batch.jobs.len(),
+        latency_cycles: idle.jobs[0].latency().into(),
+        latency_cycles_min: latencies.iter().copied().min(),
+        latency_cycles_max: latencies.iter().copied().max(),
+        cycles_per_decryption: cycles_per_decryption.into(),
+        cycles_per_decryption_method: method.into(),
+        cycles_per_decryption_per_core: per_core_cycles.into(),
+        batch_cycles: batch.cycles,
+        dsp48e1: resources.map(|r| r.dsp48e1.into()),
+        lut: resources.map(|r| r.lut.into()),
+        ff: resources.map(|r| r.ff.into()),
+        bram36: resources.map(|r| r.bram36.into()),
+        lutram: resources.map(|r| r.lutram.into()),
+        resource_tool: resources.map(|r| r.tool.clone()),
+        dsp_cycles_per_decryption: resources.map(|r| (r.dsp48e1 as f64 * cycles_per_decryption).into()),
+        cores_per_xc7vx690t: cores_per_chip.map(Figure::from),
+        xc7vx690t_limiting_resource: fit.map(|f| f.limit.into()),
+        projected_decryptions_per_s_100mhz: cores_per_chip
+            .map(|c| (c as f64 * REFERENCE_MHZ * 1e6 / per_core_cycles).into()),
+        latency_ms_100mhz: idle.jobs[0].latency() as f64 / (REFERENCE_MHZ * 1e3),
+        simulated_cycles_per_s: batch.cycles_per_second().into(),
+        wall_s_per_decryption: (batch.elapsed.as_secs_f64() / batch.jobs.len() as f64).into(),
+        verified: verified.into(),
+        logic_delay_ns: timing.map(|t| t.logic_delay_ns.into()),
+        plausible_clock_mhz: timing.map(|t| t.plausible_clock_mhz().into()),
+        critical_path: timing.map(|t| t.path_summary()),
+    }
 }
 
 fn print_table(report: &serde_json::Value) {
