@@ -1,9 +1,10 @@
-//! `ecrt explore`'s Pareto plot: latency of one decryption against the chip's throughput, one
-//! panel per key size, a colour per digits per step, the front drawn through, and for 2048-bit
-//! keys the targets (MESA's latency, the chip's pace). SVG, drawn with plotters; its text needs a
-//! TrueType font, read at run time.
+//! `ecrt explore`'s Pareto plot: latency of one decryption against the chip's throughput, each at
+//! the point's plausible clock (at 100 MHz for a sweep run with `--no-timing`), one panel per key
+//! size, a colour per digits per step, the front drawn through, and for 2048-bit keys the targets
+//! (MESA's latency, the chip's pace). SVG, drawn with plotters; its text needs a TrueType font,
+//! read at run time.
 
-use crate::chip::{MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT};
+use crate::chip::{MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT, TARGET_THROUGHPUT_PLAUSIBLE_CLOCK};
 use crate::point::Point;
 use ecrt_contract::config::ExponentSchedule;
 use plotters::prelude::*;
@@ -62,26 +63,31 @@ type Panel<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 fn draw_panel(panel: &Panel, key_bits: usize, points: &[&Point]) -> Result<(), Box<dyn std::error::Error>> {
     let targets = key_bits == 2048;
-    let ms = |cycles: f64| cycles / (REFERENCE_MHZ * 1e3);
-    let max_x = points.iter().map(|p| p.latency_ms_100mhz).fold(if targets { ms(MESA_CYCLES) } else { 0.0 }, f64::max);
-    let max_y =
-        points.iter().map(|p| p.decryptions_per_s_100mhz).fold(if targets { TARGET_THROUGHPUT } else { 0.0 }, f64::max);
+    let timed = points.iter().all(|p| p.latency_us_plausible_clock.is_some());
+    // MESA's latency at its 100 MHz, in the plot's unit; the chip's throughput target at the clock drawn.
+    let (mesa, throughput_target, caption, unit) = if timed {
+        (MESA_CYCLES / REFERENCE_MHZ, TARGET_THROUGHPUT_PLAUSIBLE_CLOCK, "each at its plausible clock", "µs")
+    } else {
+        (MESA_CYCLES / (REFERENCE_MHZ * 1e3), TARGET_THROUGHPUT, "at 100 MHz", "ms")
+    };
+    let max_x = points.iter().map(|p| p.plotted().0).fold(if targets { mesa } else { 0.0 }, f64::max);
+    let max_y = points.iter().map(|p| p.plotted().1).fold(if targets { throughput_target } else { 0.0 }, f64::max);
     let mut chart = ChartBuilder::on(panel)
-        .caption(format!("{key_bits}-bit keys: one xc7vx690t at 100 MHz"), ("sans-serif", 20))
+        .caption(format!("{key_bits}-bit keys: one xc7vx690t, {caption}"), ("sans-serif", 20))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(70)
         .build_cartesian_2d(0f64..max_x * 1.12, 0f64..max_y * 1.15)?;
     chart
         .configure_mesh()
-        .x_desc("latency of one decryption, idle core (ms at 100 MHz)")
+        .x_desc(format!("latency of one decryption, idle core ({unit}, {caption})"))
         .y_desc("decryptions/s, chip filled with cores")
         .y_label_formatter(&|y| format!("{y:.0}"))
         .draw()?;
 
     if targets {
         let grey = RGBColor(150, 150, 150);
-        let x = ms(MESA_CYCLES);
+        let x = mesa;
         chart
             .draw_series(LineSeries::new([(x, 0.0), (x, max_y * 1.15)], grey.stroke_width(1)))?
             .label("MESA's latency (≤)")
@@ -89,15 +95,14 @@ fn draw_panel(panel: &Panel, key_bits: usize, points: &[&Point]) -> Result<(), B
         let red = RGBColor(200, 80, 80);
         chart
             .draw_series(LineSeries::new(
-                [(0.0, TARGET_THROUGHPUT), (max_x * 1.12, TARGET_THROUGHPUT)],
+                [(0.0, throughput_target), (max_x * 1.12, throughput_target)],
                 red.stroke_width(1),
             ))?
             .label("target throughput (≥)")
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], red));
     }
 
-    let mut front: Vec<(f64, f64)> =
-        points.iter().filter(|p| p.pareto).map(|p| (p.latency_ms_100mhz, p.decryptions_per_s_100mhz)).collect();
+    let mut front: Vec<(f64, f64)> = points.iter().filter(|p| p.pareto).map(|p| p.plotted()).collect();
     front.sort_by(|a, b| a.0.total_cmp(&b.0));
     chart
         .draw_series(LineSeries::new(front, BLACK.stroke_width(1)))?
@@ -112,7 +117,7 @@ fn draw_panel(panel: &Panel, key_bits: usize, points: &[&Point]) -> Result<(), B
         let ours: Vec<&&Point> = points.iter().filter(|p| p.config.digits_per_step == k).collect();
         chart
             .draw_series(ours.iter().map(|p| {
-                let at = (p.latency_ms_100mhz, p.decryptions_per_s_100mhz);
+                let at = p.plotted();
                 // Only the front is named: points of one k sit close together.
                 let name = if p.pareto {
                     let cores = p.cores_per_xc7vx690t;

@@ -1,8 +1,10 @@
 //! `ecrt bench --backend sim`: cycle counts of the accelerator's Verilator model (exact), its Yosys
-//! resource estimate, and what they project for one xc7vx690t at 100 MHz.
+//! resource estimate, and what they project for one xc7vx690t at 100 MHz and at the clocks its
+//! logic delay allows.
 
 use super::args::Args;
 use crate::chip::{cores_that_fit, Usage, PROJECTION_PART, REFERENCE_MHZ};
+use crate::clocked::ClockedFigures;
 use crate::report::{Config, Figure};
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_driver::backends::cpu::{encrypt, Scratch};
@@ -58,10 +60,18 @@ pub struct SimReport {
     pub wall_s_per_decryption: Figure<f64>,
     /// Decryptions checked against the golden model.
     pub verified: Figure<usize>,
-    /// The logic delay of the longest path (no routing) and the clock it plausibly allows once
-    /// routed (routing taken as doubling it); the projections stay at 100 MHz.
+    /// The logic delay of the longest path (no routing) and the clocks it allows once routed
+    /// ([`ClockedFigures`]: conservative, cells a quarter of the path; plausible, half), with the
+    /// latency and the chip's throughput at each.
     pub logic_delay_ns: Option<Figure<f64>>,
     pub plausible_clock_mhz: Option<Figure<f64>>,
+    pub conservative_clock_mhz: Option<f64>,
+    /// The hard block that caps the clocks, when one does.
+    pub clock_capped_by: Option<String>,
+    pub latency_us_conservative_clock: Option<f64>,
+    pub latency_us_plausible_clock: Option<f64>,
+    pub chip_decryptions_per_s_conservative_clock: Option<f64>,
+    pub chip_decryptions_per_s_plausible_clock: Option<f64>,
     /// The longest path's cells, in short.
     pub critical_path: Option<String>,
 }
@@ -140,6 +150,9 @@ fn report(
     let per_core_cycles = cycles_per_decryption * config.cores as f64;
     let fit = resources.and_then(|r| cores_that_fit(&Usage::of_estimate(r, config.cores), &PROJECTION_PART));
     let cores_per_chip = fit.map(|f| f.cores);
+    let latency = idle.jobs[0].latency();
+    let chip_cycles = cores_per_chip.filter(|&c| c > 0).map(|c| per_core_cycles / c as f64);
+    let clocked = timing.map(|t| ClockedFigures::new(t.logic_delay_ns, latency as f64, chip_cycles));
     SimReport {
         backend: "sim".into(),
         config: Config::Written(config.clone()),
@@ -149,7 +162,7 @@ fn report(
         window_bits: Some(config.window_bits),
         schedule: Some(config.schedule_label()),
         count: batch.jobs.len(),
-        latency_cycles: idle.jobs[0].latency().into(),
+        latency_cycles: latency.into(),
         latency_cycles_min: latencies.iter().copied().min(),
         latency_cycles_max: latencies.iter().copied().max(),
         cycles_per_decryption: cycles_per_decryption.into(),
@@ -167,12 +180,20 @@ fn report(
         xc7vx690t_limiting_resource: fit.map(|f| f.limit.into()),
         projected_decryptions_per_s_100mhz: cores_per_chip
             .map(|c| (c as f64 * REFERENCE_MHZ * 1e6 / per_core_cycles).into()),
-        latency_ms_100mhz: idle.jobs[0].latency() as f64 / (REFERENCE_MHZ * 1e3),
+        latency_ms_100mhz: latency as f64 / (REFERENCE_MHZ * 1e3),
         simulated_cycles_per_s: batch.cycles_per_second().into(),
         wall_s_per_decryption: (batch.elapsed.as_secs_f64() / batch.jobs.len() as f64).into(),
         verified: verified.into(),
-        logic_delay_ns: timing.map(|t| t.logic_delay_ns.into()),
-        plausible_clock_mhz: timing.map(|t| t.plausible_clock_mhz().into()),
+        logic_delay_ns: clocked.as_ref().map(|c| c.clocks.logic_delay_ns.into()),
+        plausible_clock_mhz: clocked.as_ref().map(|c| c.clocks.plausible_clock_mhz.into()),
+        conservative_clock_mhz: clocked.as_ref().map(|c| c.clocks.conservative_clock_mhz),
+        clock_capped_by: clocked.as_ref().and_then(|c| c.clocks.clock_capped_by.clone()),
+        latency_us_conservative_clock: clocked.as_ref().map(|c| c.latency_us_conservative_clock),
+        latency_us_plausible_clock: clocked.as_ref().map(|c| c.latency_us_plausible_clock),
+        chip_decryptions_per_s_conservative_clock: clocked
+            .as_ref()
+            .map(|c| c.chip_decryptions_per_s_conservative_clock),
+        chip_decryptions_per_s_plausible_clock: clocked.as_ref().map(|c| c.chip_decryptions_per_s_plausible_clock),
         critical_path: timing.map(|t| t.path_summary()),
     }
 }
@@ -202,7 +223,12 @@ fn print_table(report: &serde_json::Value) {
         ("projected decryptions/s, xc7vx690t at 100 MHz", "projected_decryptions_per_s_100mhz"),
         ("latency at 100 MHz (ms)", "latency_ms_100mhz"),
         ("logic delay, longest path, no routing (ns)", "logic_delay_ns"),
+        ("conservative clock, 1000 / (4 × logic delay) (MHz)", "conservative_clock_mhz"),
         ("plausible clock, 1000 / (2 × logic delay) (MHz)", "plausible_clock_mhz"),
+        ("latency at the conservative clock (µs)", "latency_us_conservative_clock"),
+        ("latency at the plausible clock (µs)", "latency_us_plausible_clock"),
+        ("decryptions/s, xc7vx690t, conservative clock", "chip_decryptions_per_s_conservative_clock"),
+        ("decryptions/s, xc7vx690t, plausible clock", "chip_decryptions_per_s_plausible_clock"),
         ("simulated cycles per second", "simulated_cycles_per_s"),
         ("wall time per decryption in simulation (s)", "wall_s_per_decryption"),
     ];

@@ -385,10 +385,15 @@ fn explore_rows(r: &ExploreReport) -> Vec<Row> {
     rows.extend(schedule_rows(points));
     for p in points {
         let one = |x: f64| int(Val::one(x));
-        let at_clock = match (p.decryptions_per_s_plausible_clock, p.plausible_clock_mhz) {
+        let plausible = match (p.chip_decryptions_per_s_plausible_clock, p.plausible_clock_mhz) {
             (Some(d), Some(mhz)) => format!(", {}/s at {} MHz", one(d), one(mhz)),
             _ => String::new(),
         };
+        let conservative = match (p.chip_decryptions_per_s_conservative_clock, p.conservative_clock_mhz) {
+            (Some(d), Some(mhz)) => format!(" (plausible clock), {}/s at {} MHz (conservative)", one(d), one(mhz)),
+            _ => String::new(),
+        };
+        let at_clock = plausible + &conservative;
         let noun = if p.cores_per_xc7vx690t == 1 { "core" } else { "cores" };
         let mut parts = vec![
             format!("latency {} cycles ({} ms)", one(p.latency_cycles as f64), dec(Val::one(p.latency_ms_100mhz), 3)),
