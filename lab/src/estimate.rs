@@ -3,10 +3,14 @@
 //! register-to-register path (Yosys `sta`, no routing).
 
 use crate::args::ConfigArgs;
+use crate::chip::{Part, PROJECTION_PART};
 use crate::report::{Config, Figure};
+use ecrt_contract::clock::ClockEstimate;
 use ecrt_hdl::config::AcceleratorConfig;
 use ecrt_sim::timing::PathStep;
-use ecrt_sim::{estimate, logic_delay, EstimateMethod, EstimateOptions, ModuleResources, TimingEstimate};
+use ecrt_sim::{
+    estimate, logic_delay, EstimateMethod, EstimateOptions, ModuleResources, ResourceEstimate, TimingEstimate,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -52,8 +56,13 @@ pub struct EstimateReport {
     pub tool: String,
     /// Most LUTs first; empty from a flat estimate.
     pub by_module: Vec<ModuleResources>,
+    /// The longest path's logic delay and the clocks it allows on the part
+    /// ([`ecrt_contract::clock`]).
     pub logic_delay_ns: Option<Figure<f64>>,
     pub plausible_clock_mhz: Option<Figure<f64>>,
+    pub conservative_clock_mhz: Option<f64>,
+    /// The hard block that caps the clocks, when one does.
+    pub clock_capped_by: Option<String>,
     pub critical_path: Option<Vec<PathStep>>,
     pub critical_path_summary: Option<String>,
     /// The design the timing comes from: [`TIMING_KEY_BITS`], one core.
@@ -82,14 +91,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Method::Flat => EstimateMethod::Flat,
     };
     let opts = EstimateOptions { progress: true, method, ..Default::default() };
-    let (resources, timing) = std::thread::scope(|s| {
-        let timing = (!args.no_timing).then(|| s.spawn(|| timing_of(&config, true)));
-        let resources = estimate(&emitted.verilog, &emitted.manifest.top, &opts);
-        let timing = timing.map(|t| t.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the timing run panicked"))));
-        (resources, timing)
-    });
-    let resources = resources?;
-    let timing = timing.transpose()?;
+    let (resources, timing) = resources_and_timing(&config, &emitted, &opts, !args.no_timing)?;
+    let part = Part::by_name(&config.part).unwrap_or(PROJECTION_PART);
+    let clocks = timing.as_ref().map(|t| ClockEstimate::new(t.logic_delay_ns, &part));
     let report = EstimateReport {
         config: Config::Written(config.clone()),
         verilog_sha256: emitted.manifest.sha256.clone(),
@@ -104,7 +108,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         tool: resources.tool.clone(),
         by_module: resources.by_module.clone(),
         logic_delay_ns: timing.as_ref().map(|t| t.logic_delay_ns.into()),
-        plausible_clock_mhz: timing.as_ref().map(|t| t.plausible_clock_mhz().into()),
+        plausible_clock_mhz: clocks.as_ref().map(|c| c.plausible_clock_mhz.into()),
+        conservative_clock_mhz: clocks.as_ref().map(|c| c.conservative_clock_mhz),
+        clock_capped_by: clocks.as_ref().and_then(|c| c.clock_capped_by.clone()),
         critical_path: timing.as_ref().map(|t| t.critical_path.clone()),
         critical_path_summary: timing.as_ref().map(|t| t.path_summary()),
         timing_config: timing.as_ref().map(|_| TimingConfig { key_bits: TIMING_KEY_BITS, cores: 1 }),
@@ -138,8 +144,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
             println!("  {t}");
         }
+        if let Some(c) = &clocks {
+            println!(
+                "Clocks it allows: {:.1} MHz conservative (1000 / (4 × {:.2} ns)), {:.1} MHz plausible (1000 / (2 × {:.2} ns)); limit: {}",
+                c.conservative_clock_mhz, c.logic_delay_ns, c.plausible_clock_mhz, c.logic_delay_ns, c.limit()
+            );
+        }
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Yosys's resources of `emitted` (the RTL of `config`) and, when `timed`, the logic delay of
+/// `config`'s longest path ([`timing_of`]), the two runs side by side.
+pub fn resources_and_timing(
+    config: &AcceleratorConfig,
+    emitted: &ecrt_hdl::emit::Emitted,
+    opts: &EstimateOptions,
+    timed: bool,
+) -> anyhow::Result<(ResourceEstimate, Option<TimingEstimate>)> {
+    let (resources, timing) = std::thread::scope(|s| {
+        let timing = timed.then(|| s.spawn(|| timing_of(config, opts.progress)));
+        let resources = estimate(&emitted.verilog, &emitted.manifest.top, opts);
+        let timing = timing.map(|t| t.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the timing run panicked"))));
+        (resources, timing)
+    });
+    Ok((resources?, timing.transpose()?))
 }
 
 /// Rows of the per-module table in the text output.

@@ -12,7 +12,7 @@ use ecrt_driver::backends::sim::SimBackend;
 use ecrt_golden::paillier::decrypt_ecrt;
 use ecrt_golden::PrivateKey;
 use ecrt_sim::accelerator::{OutputPacing, RunReport};
-use ecrt_sim::{estimate, BuildOptions, EstimateOptions, ResourceEstimate, TimingEstimate};
+use ecrt_sim::{BuildOptions, EstimateOptions, ResourceEstimate, TimingEstimate};
 use num_bigint::{BigUint, RandBigInt};
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
@@ -108,16 +108,9 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         (None, None)
     } else {
         let emitted = ecrt_hdl::emit::emit(&config)?;
-        let (resources, timing) = std::thread::scope(|s| {
-            let timing = s.spawn(|| crate::estimate::timing_of(&config, true));
-            let resources = estimate(
-                &emitted.verilog,
-                &emitted.manifest.top,
-                &EstimateOptions { progress: true, ..Default::default() },
-            );
-            (resources, timing.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the timing run panicked"))))
-        });
-        (Some(resources?), Some(timing?))
+        let opts = EstimateOptions { progress: true, ..Default::default() };
+        let (resources, timing) = crate::estimate::resources_and_timing(&config, &emitted, &opts, true)?;
+        (Some(resources), timing)
     };
     let report = report(&config, &idle, &batch, resources.as_ref(), timing.as_ref(), verified);
     crate::report::emit_report(&report, args.json, args.out.as_ref(), print_table)?;
