@@ -1,7 +1,8 @@
 //! `ecrt demo`: the whole path on one machine. A key and a batch of encrypted values; the
 //! accelerator's RTL and its Verilator model; the emulated XDMA device mounted (`ecrt emulate`,
 //! backed by that model); the batch decrypted through the real XDMA backend and every result
-//! checked; then the figures: cycles (Verilator), projected throughput, the host's overhead.
+//! checked; then the figures: cycles (Verilator), what one chip of these cores does at 100 MHz and
+//! at the clocks the design's logic delay allows (Yosys), the host's overhead.
 
 use crate::commands::encrypt::encode_text;
 use anyhow::{ensure, Context};
@@ -14,10 +15,12 @@ use ecrt_golden::phe_format::{format_ciphertext, write_private_key, PheCiphertex
 use ecrt_golden::PrivateKey;
 use ecrt_lab::args::TopArgs;
 use ecrt_lab::bench::host::measure_host_overhead;
+use ecrt_lab::chip::ChipProjection;
+use ecrt_lab::estimate::resources_and_timing;
 use ecrt_sim::accelerator::OutputPacing;
 use ecrt_sim::BuildOptions;
+use ecrt_sim::EstimateOptions;
 use rand::{Rng, SeedableRng};
-use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -46,6 +49,9 @@ pub struct Args {
     /// Replace a private key left in --out by an earlier run (`key.jwk`).
     #[arg(long)]
     force: bool,
+    /// Skip the chip figures (a Yosys resource estimate and timing run, minutes the first time).
+    #[arg(long)]
+    no_estimate: bool,
 }
 
 fn step(text: &str) {
@@ -98,6 +104,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     ));
     let emitted = ecrt_hdl::emit::emit(&config)?;
     ecrt_hdl::emit::write(&emitted, &out.join("rtl"))?;
+    // The chip figures need Yosys (minutes the first time, then cached): it runs beside the
+    // simulation, which keeps one core busy.
+    let estimate = (!args.no_estimate).then(|| {
+        let config = config.clone();
+        std::thread::spawn(move || {
+            let quiet = EstimateOptions { progress: false, ..Default::default() };
+            resources_and_timing(&config, &emitted, &quiet, true)
+        })
+    });
 
     step("the Verilator model (built on first use, then cached), and its cycle counts");
     let build = BuildOptions { progress: true, ..Default::default() };
@@ -138,24 +153,72 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     step("the host's overhead per decryption, against an emulated device that answers at once");
     let overhead = measure_host_overhead(&key, &config, None, args.overhead_count, 3, false)?;
 
-    let summary = json!({
-        "key_bits": config.key_bits,
-        "cores": cores,
-        "digits_per_step": config.digits_per_step,
-        "stream_bits": config.stream_bits,
-        "decryptions_checked": checked,
-        "latency_cycles": latency,
-        "cycles_per_decryption_steady": steady,
-        "clock_mhz": config.clock_mhz,
-        "projected_decryptions_per_s": projected,
-        "offload_seconds_emulated": offload_seconds,
-        "host_cpu_us_per_decryption": overhead.cpu_us,
-        "host_overhead": overhead.report,
-        "total_seconds": started.elapsed().as_secs_f64(),
-    });
+    let chip = match estimate {
+        Some(estimate) => {
+            step("the chip: the Yosys resource estimate and the logic delay of the longest path (cached)");
+            let (resources, timing) = estimate.join().map_err(|_| anyhow::anyhow!("the Yosys estimate panicked"))??;
+            Some(ChipProjection::new(Some(&resources), cores, timing.as_ref(), latency as f64, steady * cores as f64))
+        }
+        None => None,
+    };
+    let fit = chip.as_ref().and_then(|c| c.fit);
+    let clocked = chip.as_ref().and_then(|c| c.clocked.as_ref());
+    let summary = DemoSummary {
+        key_bits: config.key_bits,
+        cores,
+        digits_per_step: config.digits_per_step,
+        stream_bits: config.stream_bits,
+        decryptions_checked: checked,
+        latency_cycles: latency,
+        cycles_per_decryption_steady: steady,
+        clock_mhz: config.clock_mhz,
+        projected_decryptions_per_s: projected,
+        cores_per_xc7vx690t: fit.map(|f| f.cores),
+        chip_decryptions_per_s_100mhz: chip.as_ref().and_then(|c| c.decryptions_per_s_100mhz),
+        logic_delay_ns: clocked.map(|c| c.clocks.logic_delay_ns),
+        conservative_clock_mhz: clocked.map(|c| c.clocks.conservative_clock_mhz),
+        plausible_clock_mhz: clocked.map(|c| c.clocks.plausible_clock_mhz),
+        latency_us_plausible_clock: clocked.map(|c| c.latency_us_plausible_clock),
+        chip_decryptions_per_s_conservative_clock: clocked.map(|c| c.chip_decryptions_per_s_conservative_clock),
+        chip_decryptions_per_s_plausible_clock: clocked.map(|c| c.chip_decryptions_per_s_plausible_clock),
+        offload_seconds_emulated: offload_seconds,
+        host_cpu_us_per_decryption: overhead.cpu_us,
+        host_overhead: overhead.report,
+        total_seconds: started.elapsed().as_secs_f64(),
+    };
     std::fs::write(out.join("demo.json"), serde_json::to_string_pretty(&summary)? + "\n")?;
     print_summary(&summary, &out);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `demo.json`: what the demo checked and measured. The chip fields are null with `--no-estimate`.
+#[derive(serde::Serialize)]
+struct DemoSummary {
+    key_bits: usize,
+    cores: usize,
+    digits_per_step: usize,
+    stream_bits: usize,
+    decryptions_checked: usize,
+    /// Verilator, an idle pipeline.
+    latency_cycles: u64,
+    /// Verilator, the whole accelerator.
+    cycles_per_decryption_steady: f64,
+    clock_mhz: f64,
+    /// The simulated accelerator at `clock_mhz`.
+    projected_decryptions_per_s: f64,
+    /// One xc7vx690t filled with cores (80 % of each resource, Yosys's estimate).
+    cores_per_xc7vx690t: Option<u64>,
+    chip_decryptions_per_s_100mhz: Option<f64>,
+    logic_delay_ns: Option<f64>,
+    conservative_clock_mhz: Option<f64>,
+    plausible_clock_mhz: Option<f64>,
+    latency_us_plausible_clock: Option<f64>,
+    chip_decryptions_per_s_conservative_clock: Option<f64>,
+    chip_decryptions_per_s_plausible_clock: Option<f64>,
+    offload_seconds_emulated: f64,
+    host_cpu_us_per_decryption: f64,
+    host_overhead: ecrt_lab::bench::host::HostReport,
+    total_seconds: f64,
 }
 
 /// The decrypted JSON value is the value encrypted: the same integer, or the same float.
@@ -166,25 +229,44 @@ fn same_number(decrypted: &str, value: &str) -> bool {
     }
 }
 
-fn print_summary(s: &serde_json::Value, out: &Path) {
-    let f = |k: &str| s[k].as_f64().unwrap_or(f64::NAN);
+fn print_summary(s: &DemoSummary, out: &Path) {
     println!();
     println!(
         "ecrt demo: {}-bit keys, {} core(s), {} digits per step, {}-bit streams",
-        s["key_bits"], s["cores"], s["digits_per_step"], s["stream_bits"]
+        s.key_bits, s.cores, s.digits_per_step, s.stream_bits
     );
     println!("| measure | value |");
     println!("|---|---|");
-    println!("| decryptions through the XDMA backend, checked | {} |", s["decryptions_checked"]);
-    println!("| latency (Verilator, idle pipeline) | {} cycles |", s["latency_cycles"]);
-    println!("| steady state (Verilator) | {:.0} cycles per decryption |", f("cycles_per_decryption_steady"));
+    println!("| decryptions through the XDMA backend, checked | {} |", s.decryptions_checked);
+    println!("| latency (Verilator, idle pipeline) | {} cycles |", s.latency_cycles);
+    println!("| steady state (Verilator) | {:.0} cycles per decryption |", s.cycles_per_decryption_steady);
     println!(
-        "| projected throughput at {} MHz | {:.0} decryptions/s ({:.3} ms latency) |",
-        f("clock_mhz"),
-        f("projected_decryptions_per_s"),
-        f("latency_cycles") / (f("clock_mhz") * 1e3)
+        "| these {} core(s) at {} MHz | {:.0} decryptions/s ({:.3} ms latency) |",
+        s.cores,
+        s.clock_mhz,
+        s.projected_decryptions_per_s,
+        s.latency_cycles as f64 / (s.clock_mhz * 1e3)
     );
-    println!("| host CPU per decryption (driver, instant device) | {:.2} µs |", f("host_cpu_us_per_decryption"));
-    println!("| emulated offload of the batch (wall) | {:.1} s |", f("offload_seconds_emulated"));
+    if let (Some(cores), Some(rate)) = (s.cores_per_xc7vx690t, s.chip_decryptions_per_s_100mhz) {
+        println!("| one xc7vx690t (Yosys estimate, 80 % of each resource) | {cores} cores: {rate:.0} decryptions/s at 100 MHz |");
+    }
+    if let (Some(ns), Some(conservative), Some(plausible)) =
+        (s.logic_delay_ns, s.conservative_clock_mhz, s.plausible_clock_mhz)
+    {
+        println!(
+            "| clocks from {ns:.2} ns of logic (no routing) | conservative {conservative:.0} MHz (1000 / 4L), plausible {plausible:.0} MHz (1000 / 2L) |"
+        );
+    }
+    if let (Some(low), Some(high), Some(us)) = (
+        s.chip_decryptions_per_s_conservative_clock,
+        s.chip_decryptions_per_s_plausible_clock,
+        s.latency_us_plausible_clock,
+    ) {
+        println!(
+            "| that chip at its clocks | {low:.0} decryptions/s conservative, {high:.0}/s plausible ({us:.0} µs latency) |"
+        );
+    }
+    println!("| host CPU per decryption (driver, instant device) | {:.2} µs |", s.host_cpu_us_per_decryption);
+    println!("| emulated offload of the batch (wall) | {:.1} s |", s.offload_seconds_emulated);
     println!("Report: {}", out.join("demo.json").display());
 }

@@ -3,8 +3,7 @@
 //! logic delay allows.
 
 use super::args::Args;
-use crate::chip::{cores_that_fit, Usage, PROJECTION_PART, REFERENCE_MHZ};
-use crate::clocked::ClockedFigures;
+use crate::chip::{ChipProjection, REFERENCE_MHZ};
 use crate::report::{Config, Figure};
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_driver::backends::cpu::{encrypt, Scratch};
@@ -61,7 +60,7 @@ pub struct SimReport {
     /// Decryptions checked against the golden model.
     pub verified: Figure<usize>,
     /// The logic delay of the longest path (no routing) and the clocks it allows once routed
-    /// ([`ClockedFigures`]: conservative, cells a quarter of the path; plausible, half), with the
+    /// ([`crate::clocked::ClockedFigures`]: conservative, cells a quarter of the path; plausible, half), with the
     /// latency and the chip's throughput at each.
     pub logic_delay_ns: Option<Figure<f64>>,
     pub plausible_clock_mhz: Option<Figure<f64>>,
@@ -141,11 +140,9 @@ fn report(
     let latencies: Vec<u64> = batch.jobs.iter().map(|j| j.latency()).collect();
     let (cycles_per_decryption, method) = steady_cycles(batch, config.cores);
     let per_core_cycles = cycles_per_decryption * config.cores as f64;
-    let fit = resources.and_then(|r| cores_that_fit(&Usage::of_estimate(r, config.cores), &PROJECTION_PART));
-    let cores_per_chip = fit.map(|f| f.cores);
     let latency = idle.jobs[0].latency();
-    let chip_cycles = cores_per_chip.filter(|&c| c > 0).map(|c| per_core_cycles / c as f64);
-    let clocked = timing.map(|t| ClockedFigures::new(t.logic_delay_ns, latency as f64, chip_cycles));
+    let chip = ChipProjection::new(resources, config.cores, timing, latency as f64, per_core_cycles);
+    let (fit, clocked) = (chip.fit, chip.clocked);
     SimReport {
         backend: "sim".into(),
         config: Config::Written(config.clone()),
@@ -169,10 +166,9 @@ fn report(
         lutram: resources.map(|r| r.lutram.into()),
         resource_tool: resources.map(|r| r.tool.clone()),
         dsp_cycles_per_decryption: resources.map(|r| (r.dsp48e1 as f64 * cycles_per_decryption).into()),
-        cores_per_xc7vx690t: cores_per_chip.map(Figure::from),
+        cores_per_xc7vx690t: fit.map(|f| f.cores.into()),
         xc7vx690t_limiting_resource: fit.map(|f| f.limit.into()),
-        projected_decryptions_per_s_100mhz: cores_per_chip
-            .map(|c| (c as f64 * REFERENCE_MHZ * 1e6 / per_core_cycles).into()),
+        projected_decryptions_per_s_100mhz: chip.decryptions_per_s_100mhz.map(Figure::from),
         latency_ms_100mhz: latency as f64 / (REFERENCE_MHZ * 1e3),
         simulated_cycles_per_s: batch.cycles_per_second().into(),
         wall_s_per_decryption: (batch.elapsed.as_secs_f64() / batch.jobs.len() as f64).into(),
