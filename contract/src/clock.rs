@@ -7,22 +7,13 @@
 //! - **conservative**, 1000 / (4·L) MHz: the cells a quarter of the path;
 //! - **plausible**, 1000 / (2·L) MHz: routing as much again as the cells, the usual case.
 //!
-//! Either is capped by the part's [`ClockCap`]s: however short the logic, the DSP48E1s, the block
+//! Either is capped by the part's [`crate::part::ClockCap`]s: however short the logic, the DSP48E1s, the block
 //! RAMs and the global clock buffer that carries the accelerator's clock (an MMCM output, across
 //! the FIFOs from XDMA's clock) have a maximum frequency of their own.
 
 use serde::{Deserialize, Serialize};
 
 use crate::part::Part;
-
-/// A hard block's maximum clock on a part.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ClockCap {
-    /// What limits it: "DSP48E1", "RAMB36E1", "BUFG".
-    pub block: &'static str,
-    /// Its maximum frequency, MHz.
-    pub mhz: f64,
-}
 
 /// A design's two clocks (see the module docs), capped by its part.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,9 +1,16 @@
 //! The FPGA parts ecrt targets, one row each: the name Vivado takes, the resources a design is
 //! counted against (Xilinx DS180, the 7-series overview) and the clock its hard blocks allow.
 //! Boards name their part from here, the configuration defaults to [`DEFAULT`], the projections of
-//! cores per chip divide by these, and [`crate::clock`] caps its clock estimates by them.
+//! cores per chip divide by these, and `crate::clock` caps its clock estimates by them.
 
-use crate::clock::ClockCap;
+/// A hard block's maximum clock on a part.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClockCap {
+    /// What limits it: "DSP48E1", "RAMB36E1", "BUFG".
+    pub block: &'static str,
+    /// Its maximum frequency, MHz.
+    pub mhz: f64,
+}
 
 /// An FPGA part and its resources.
 #[derive(Debug, Clone, Copy, PartialEq)]

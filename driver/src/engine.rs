@@ -3,7 +3,6 @@
 //! events come out of a channel, both in batches so that a thread is woken once per batch rather
 //! than once per item. The decryptor keeps the order, the bounds and the timeouts.
 
-use crate::backends::Backend;
 use crate::item::ItemError;
 use num_bigint::BigUint;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -11,6 +10,16 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// A decryption engine with a private key loaded.
+pub trait Backend: Sync {
+    /// The backend's name, as `--backend` spells it.
+    fn name(&self) -> &'static str;
+    /// Decrypts ciphertexts already checked against the public key (0 < c < n², gcd(c, n) = 1),
+    /// one result per input, in order. An item's error is reported in its place; an error that
+    /// stops the whole batch is returned as such.
+    fn decrypt_batch(&self, ciphertexts: &[BigUint]) -> anyhow::Result<Vec<Result<BigUint, String>>>;
+}
 
 /// One ciphertext for the backend, already checked against the public key.
 pub struct Job {

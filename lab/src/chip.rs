@@ -3,7 +3,6 @@
 //! schoolbook bound DSP-cycles are held against (docs/background.md, "Measures and targets").
 //! `ecrt bench --backend sim`, `ecrt explore` and docs/figures.md all count this way.
 
-use crate::clocked::ClockedFigures;
 pub use ecrt_contract::part::{Part, DEFAULT as PROJECTION_PART};
 /// The share of each resource a design may use and still place and route comfortably.
 pub const UTILISATION: f64 = 0.8;
@@ -55,38 +54,6 @@ pub fn cores_that_fit(usage: &Usage, part: &Part) -> Option<Fit> {
             limit: name,
         })
         .min_by_key(|fit| fit.cores)
-}
-
-/// What a measured design projects for one chip: the cores that fit, and their decryptions/s at
-/// 100 MHz and at the design's clocks. `ecrt bench --backend sim` and `ecrt demo` report it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChipProjection {
-    /// The cores that fit, `None` without a resource estimate (or when the design uses nothing).
-    pub fit: Option<Fit>,
-    /// The chip's decryptions/s at [`REFERENCE_MHZ`].
-    pub decryptions_per_s_100mhz: Option<f64>,
-    /// Latency and the chip's pace at the design's clocks, `None` without a timing run.
-    pub clocked: Option<ClockedFigures>,
-}
-
-impl ChipProjection {
-    /// The projection of a design of `cores` cores with these estimates, whose idle latency is
-    /// `latency_cycles` and whose busy core finishes a decryption every `core_cycles` cycles.
-    pub fn new(
-        resources: Option<&ecrt_sim::ResourceEstimate>,
-        cores: usize,
-        timing: Option<&ecrt_sim::TimingEstimate>,
-        latency_cycles: f64,
-        core_cycles: f64,
-    ) -> ChipProjection {
-        let fit = resources.and_then(|r| cores_that_fit(&Usage::of_estimate(r, cores), &PROJECTION_PART));
-        let chip_cycles = fit.filter(|f| f.cores > 0).map(|f| core_cycles / f.cores as f64);
-        ChipProjection {
-            fit,
-            decryptions_per_s_100mhz: fit.map(|f| f.cores as f64 * REFERENCE_MHZ * 1e6 / core_cycles),
-            clocked: timing.map(|t| ClockedFigures::new(t.logic_delay_ns, latency_cycles, chip_cycles)),
-        }
-    }
 }
 
 /// 24×17-bit partial products of one schoolbook Montgomery multiplication modulo an m-bit

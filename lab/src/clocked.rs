@@ -1,9 +1,10 @@
 //! A design's times and chip throughput at its two clocks ([`ecrt_contract::clock`]): the
 //! conservative one (cells a quarter of every path) and the plausible one (routing as much again
-//! as the cells), both from the logic delay of its longest path and capped by the part.
-//! `ecrt bench --backend sim`, `ecrt explore` and `ecrt demo` report them alike.
+//! as the cells), both from the logic delay of its longest path and capped by the part; and what
+//! a measured design projects for one chip ([`ChipProjection`]). `ecrt bench --backend sim`,
+//! `ecrt explore` and `ecrt demo` report them alike.
 
-use crate::chip::{Part, PROJECTION_PART};
+use crate::chip::{cores_that_fit, Fit, Part, Usage, PROJECTION_PART, REFERENCE_MHZ};
 use ecrt_contract::clock::ClockEstimate;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_hdl::board::clocking::{fastest_clock_at_most, AcceleratorClock};
@@ -39,6 +40,38 @@ impl ClockedFigures {
             chip_decryptions_per_s_conservative_clock: per_s(clocks.conservative_clock_mhz),
             chip_decryptions_per_s_plausible_clock: per_s(clocks.plausible_clock_mhz),
             clocks,
+        }
+    }
+}
+
+/// What a measured design projects for one chip: the cores that fit, and their decryptions/s at
+/// 100 MHz and at the design's clocks. `ecrt bench --backend sim` and `ecrt demo` report it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChipProjection {
+    /// The cores that fit, `None` without a resource estimate (or when the design uses nothing).
+    pub fit: Option<Fit>,
+    /// The chip's decryptions/s at [`REFERENCE_MHZ`].
+    pub decryptions_per_s_100mhz: Option<f64>,
+    /// Latency and the chip's pace at the design's clocks, `None` without a timing run.
+    pub clocked: Option<ClockedFigures>,
+}
+
+impl ChipProjection {
+    /// The projection of a design of `cores` cores with these estimates, whose idle latency is
+    /// `latency_cycles` and whose busy core finishes a decryption every `core_cycles` cycles.
+    pub fn new(
+        resources: Option<&ecrt_sim::ResourceEstimate>,
+        cores: usize,
+        timing: Option<&ecrt_sim::TimingEstimate>,
+        latency_cycles: f64,
+        core_cycles: f64,
+    ) -> ChipProjection {
+        let fit = resources.and_then(|r| cores_that_fit(&Usage::of_estimate(r, cores), &PROJECTION_PART));
+        let chip_cycles = fit.filter(|f| f.cores > 0).map(|f| core_cycles / f.cores as f64);
+        ChipProjection {
+            fit,
+            decryptions_per_s_100mhz: fit.map(|f| f.cores as f64 * REFERENCE_MHZ * 1e6 / core_cycles),
+            clocked: timing.map(|t| ClockedFigures::new(t.logic_delay_ns, latency_cycles, chip_cycles)),
         }
     }
 }

@@ -15,7 +15,7 @@ use ecrt_golden::phe_format::{format_ciphertext, write_private_key, PheCiphertex
 use ecrt_golden::PrivateKey;
 use ecrt_lab::args::TopArgs;
 use ecrt_lab::bench::host::measure_host_overhead;
-use ecrt_lab::chip::ChipProjection;
+use ecrt_lab::clocked::ChipProjection;
 use ecrt_lab::estimate::resources_and_timing;
 use ecrt_sim::accelerator::OutputPacing;
 use ecrt_sim::BuildOptions;

@@ -5,8 +5,8 @@
 //! gmpy2 (GMP). OpenSSL is also constant-time for secret exponents (BN_FLG_CONSTTIME), which
 //! GMP's `mpz_powm` (what phe uses) is not. `ecrt bench --backend cpu` measures all of them.
 
-use super::Backend;
 use crate::batch::parallel_map;
+use crate::engine::Backend;
 use ecrt_golden::PrivateKey;
 use num_bigint::BigUint;
 use openssl::bn::{BigNum, BigNumContext, BigNumRef};

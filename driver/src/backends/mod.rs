@@ -10,7 +10,6 @@ use crate::engine::Engine;
 use anyhow::Context;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_golden::PrivateKey;
-use num_bigint::BigUint;
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -143,16 +142,6 @@ impl FromStr for BackendKind {
             .find(|k| k.name() == text)
             .ok_or_else(|| format!("the backend is {}, not {:?}", Self::names(), crate::redact::redacted(text)))
     }
-}
-
-/// A decryption engine with a private key loaded.
-pub trait Backend: Sync {
-    /// The backend's name, as `--backend` spells it.
-    fn name(&self) -> &'static str;
-    /// Decrypts ciphertexts already checked against the public key (0 < c < n², gcd(c, n) = 1),
-    /// one result per input, in order. An item's error is reported in its place; an error that
-    /// stops the whole batch is returned as such.
-    fn decrypt_batch(&self, ciphertexts: &[BigUint]) -> anyhow::Result<Vec<Result<BigUint, String>>>;
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! CPU. The key is loaded once through the register block, ciphertexts go in as request frames
 //! and plaintexts come back as result frames, exactly as over XDMA; only the transport differs.
 
-use crate::backends::Backend;
+use crate::engine::Backend;
 use anyhow::Context;
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_contract::interface::{self as itf, FrameLayout};

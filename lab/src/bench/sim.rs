@@ -3,7 +3,8 @@
 //! logic delay allows.
 
 use super::args::Args;
-use crate::chip::{ChipProjection, REFERENCE_MHZ};
+use crate::chip::REFERENCE_MHZ;
+use crate::clocked::ChipProjection;
 use crate::report::{Config, Figure};
 use ecrt_contract::config::AcceleratorConfig;
 use ecrt_driver::backends::cpu::{encrypt, Scratch};
