@@ -8,4 +8,5 @@ mod estimate_methods;
 mod fold_mul;
 mod modexp;
 mod ports;
+mod timing;
 mod verilator;
