@@ -5,6 +5,7 @@ mod accelerator;
 mod common;
 mod estimate;
 mod estimate_methods;
+mod fanout;
 mod fold_mul;
 mod modexp;
 mod ports;
