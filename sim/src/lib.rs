@@ -25,7 +25,8 @@
 //! ```
 //!
 //! Modules: [`verilator`] (build, load, drive), [`ports`] (port types and the Verilog port parser),
-//! [`mod@estimate`] (Yosys resource estimates), and the cache location in [`default_cache_dir`].
+//! [`mod@estimate`] (Yosys resource estimates), [`mod@timing`] (logic delay) and [`mod@fanout`]
+//! (register fanout), and the cache location in [`default_cache_dir`].
 //! Requirements at run time: `verilator` (5.x), `g++`, `make`, and `yosys` for estimates.
 
 #![warn(missing_docs)]
@@ -34,6 +35,7 @@ pub mod accelerator;
 mod cache;
 pub mod error;
 pub mod estimate;
+pub mod fanout;
 pub mod fold_mul;
 mod hierarchy;
 mod mangle;
@@ -50,6 +52,7 @@ pub mod verilator;
 pub use cache::default_cache_dir;
 pub use error::{Result, SimError};
 pub use estimate::{estimate, EstimateMethod, EstimateOptions, ModuleResources, ResourceEstimate};
+pub use fanout::{fanout, FanoutReport, NetFanout};
 pub use mangle::cpp_port_name;
 pub use ports::{module_names, parse_ports, Port, PortDir};
 pub use timing::{logic_delay, TimingEstimate};

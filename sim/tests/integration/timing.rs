@@ -1,0 +1,67 @@
+//! Yosys `sta` through LUT RAM: the paths the timing script must not lose.
+
+use ecrt_sim::{logic_delay, EstimateOptions, TimingEstimate};
+
+fn delay(verilog: &str) -> TimingEstimate {
+    let t = logic_delay(verilog, "top", &EstimateOptions { cache_dir: None, ..Default::default() }).unwrap();
+    for s in &t.critical_path {
+        eprintln!("  {:>6.3} ns  {:<8} {:<12} {}", s.arrival_ns, s.cell_type, s.pins, s.cell);
+    }
+    t
+}
+
+/// The step `i` of the path took `ns` (its arrival minus the previous one's).
+fn step_ns(t: &TimingEstimate, i: usize) -> f64 {
+    t.critical_path[i].arrival_ns - t.critical_path[i - 1].arrival_ns
+}
+
+/// A 64×3 LUT RAM (one RAM64M) read asynchronously at an address whose top bit is the carry out
+/// of a 16-bit adder, the latest signal of the design: the path runs register → CARRY4s →
+/// ADDRx[5] → DOx → LUT → register. Without the derived-module fix the RAM had no arcs; without
+/// the added ADDRx[5] arc the path ended at the RAM.
+#[test]
+fn asynchronous_read_through_the_top_address_bit_is_timed() {
+    let v = "\
+module top(input clock, input we_in, input [5:0] wa_in, input [4:0] ra_in, input [15:0] a_in, input [15:0] b_in,
+           input [2:0] d_in, input [2:0] x_in, output reg [2:0] q);
+    reg [2:0] mem [0:63];
+    reg [15:0] a, b; reg [5:0] wa; reg [4:0] ra; reg we; reg [2:0] d, x;
+    wire [15:0] s = a + b;
+    always @(posedge clock) begin
+        a <= a_in; b <= b_in; wa <= wa_in; ra <= ra_in; we <= we_in; d <= d_in; x <= x_in;
+        if (we) mem[wa] <= d;
+        q <= mem[{s[15], ra}] ^ x;
+    end
+endmodule
+";
+    let t = delay(v);
+    let ram = t.critical_path.iter().position(|s| s.cell_type == "RAM64M").expect("the path goes through the RAM");
+    assert!(t.critical_path[ram].pins.starts_with("ADDR") && t.critical_path[ram].pins.contains("->DO"), "{t}");
+    assert!((step_ns(&t, ram) - 0.127).abs() < 1e-9, "ADDRx[5] -> DOx is 127 ps: {t}");
+    assert_eq!(t.critical_path[ram - 1].cell_type, "CARRY4");
+    assert_eq!(t.critical_path.last().unwrap().cell_type, "FDRE");
+    assert!(t.logic_delay_ns > t.critical_path[ram].arrival_ns);
+}
+
+/// The write enable comes from a 16-bit comparison of a sum: the path ends at the RAM's WE with its
+/// setup time (654 ps).
+#[test]
+fn write_enable_setup_is_timed() {
+    let v = "\
+module top(input clock, input [5:0] wa_in, input [5:0] ra_in, input [15:0] a_in, input [15:0] b_in,
+           input [15:0] c_in, input [2:0] d_in, output reg [2:0] q);
+    reg [2:0] mem [0:63];
+    reg [15:0] a, b, c; reg [5:0] wa, ra; reg [2:0] d;
+    wire we = (a + b) == c;
+    always @(posedge clock) begin
+        a <= a_in; b <= b_in; c <= c_in; wa <= wa_in; ra <= ra_in; d <= d_in;
+        if (we) mem[wa] <= d;
+        q <= mem[ra];
+    end
+endmodule
+";
+    let t = delay(v);
+    let last = t.critical_path.last().unwrap();
+    assert_eq!((last.cell_type.as_str(), last.pins.as_str()), ("RAM64M", "WE"), "{t}");
+    assert!((step_ns(&t, t.critical_path.len() - 1) - 0.654).abs() < 1e-9, "WE setup is 654 ps: {t}");
+}
