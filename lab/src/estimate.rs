@@ -1,6 +1,7 @@
 //! `ecrt estimate`: FPGA resources of a configuration's RTL from Yosys (`synth_xilinx -family xc7`),
-//! an estimate until a Vivado run is on record, and the logic delay of its longest
-//! register-to-register path (Yosys `sta`, no routing).
+//! an estimate until a Vivado run is on record, the logic delay of its longest
+//! register-to-register path (Yosys `sta`, no routing), and the nets of highest fanout of one
+//! full-width core.
 
 use crate::args::ConfigArgs;
 use crate::chip::{Part, PROJECTION_PART};
@@ -9,7 +10,8 @@ use ecrt_contract::clock::ClockEstimate;
 use ecrt_hdl::config::AcceleratorConfig;
 use ecrt_sim::timing::PathStep;
 use ecrt_sim::{
-    estimate, logic_delay, EstimateMethod, EstimateOptions, ModuleResources, ResourceEstimate, TimingEstimate,
+    estimate, fanout, logic_delay, EstimateMethod, EstimateOptions, FanoutReport, ModuleResources, ResourceEstimate,
+    TimingEstimate,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -35,6 +37,10 @@ pub struct Args {
     /// Skip the timing figure (a flattened 512-bit one-core synthesis, a few minutes when not cached).
     #[arg(long)]
     no_timing: bool,
+    /// Skip the fanout figure (a flattened one-core synthesis at the full key width: about ten
+    /// minutes and 2.4 GB at 2048 bits when not cached).
+    #[arg(long)]
+    no_fanout: bool,
 }
 
 /// What `ecrt estimate` reports: Yosys's resources of the whole accelerator and, unless
@@ -65,6 +71,12 @@ pub struct EstimateReport {
     pub clock_capped_by: Option<String>,
     pub critical_path: Option<Vec<PathStep>>,
     pub critical_path_summary: Option<String>,
+    /// The register- and DSP-driven nets with the most loads in one full-width core (Yosys,
+    /// nothing replicated), and the highest of them; null with `--no-fanout`.
+    #[serde(default)]
+    pub fanout: Option<FanoutReport>,
+    #[serde(default)]
+    pub max_fanout: Option<u64>,
     /// The design the timing comes from: [`TIMING_KEY_BITS`], one core.
     pub timing_config: Option<TimingConfig>,
     pub timing_tool: Option<String>,
@@ -91,7 +103,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Method::Flat => EstimateMethod::Flat,
     };
     let opts = EstimateOptions { progress: true, method, ..Default::default() };
-    let (resources, timing) = resources_and_timing(&config, &emitted, &opts, !args.no_timing)?;
+    let DesignEstimates { resources, timing, fanout } =
+        design_estimates(&config, &emitted, &opts, !args.no_timing, !args.no_fanout)?;
     let part = Part::by_name(&config.part).unwrap_or(PROJECTION_PART);
     let clocks = timing.as_ref().map(|t| ClockEstimate::new(t.logic_delay_ns, &part));
     let report = EstimateReport {
@@ -113,6 +126,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         clock_capped_by: clocks.as_ref().and_then(|c| c.clock_capped_by.clone()),
         critical_path: timing.as_ref().map(|t| t.critical_path.clone()),
         critical_path_summary: timing.as_ref().map(|t| t.path_summary()),
+        max_fanout: fanout.as_ref().map(FanoutReport::max_fanout),
+        fanout: fanout.clone(),
         timing_config: timing.as_ref().map(|_| TimingConfig { key_bits: TIMING_KEY_BITS, cores: 1 }),
         timing_tool: timing.as_ref().map(|t| t.tool.clone()),
     };
@@ -144,6 +159,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
             println!("  {t}");
         }
+        if let Some(f) = &fanout {
+            println!(
+                "Highest fanout of a register or DSP, one {}-bit core (Yosys, nothing replicated):",
+                config.key_bits
+            );
+            for net in f.nets.iter().take(FANOUT_ROWS) {
+                println!("  {:>6}  {:<7} {}", net.loads, net.driver_type, net.net);
+            }
+        }
         if let Some(c) = &clocks {
             println!(
                 "Clocks it allows: {:.1} MHz conservative (1000 / (4 × {:.2} ns)), {:.1} MHz plausible (1000 / (2 × {:.2} ns)); limit: {}",
@@ -154,25 +178,47 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Yosys's resources of `emitted` (the RTL of `config`) and, when `timed`, the logic delay of
-/// `config`'s longest path ([`timing_of`]), the two runs side by side.
-pub fn resources_and_timing(
+/// What Yosys says of one design: its resources, and on request the logic delay of its longest
+/// path ([`timing_of`]) and its highest-fanout nets ([`fanout_of`]).
+pub struct DesignEstimates {
+    pub resources: ResourceEstimate,
+    pub timing: Option<TimingEstimate>,
+    pub fanout: Option<FanoutReport>,
+}
+
+/// Yosys's resources of `emitted` (the RTL of `config`) and, when asked, its timing and fanout
+/// runs, side by side.
+pub fn design_estimates(
     config: &AcceleratorConfig,
     emitted: &ecrt_hdl::emit::Emitted,
     opts: &EstimateOptions,
     timed: bool,
-) -> anyhow::Result<(ResourceEstimate, Option<TimingEstimate>)> {
-    let (resources, timing) = std::thread::scope(|s| {
+    with_fanout: bool,
+) -> anyhow::Result<DesignEstimates> {
+    fn joined<T>(r: std::thread::Result<anyhow::Result<T>>) -> anyhow::Result<T> {
+        r.unwrap_or_else(|_| Err(anyhow::anyhow!("a Yosys run panicked")))
+    }
+    let (resources, timing, fanout) = std::thread::scope(|s| {
         let timing = timed.then(|| s.spawn(|| timing_of(config, opts.progress)));
+        let fanout = with_fanout.then(|| s.spawn(|| fanout_of(config, opts.progress)));
         let resources = estimate(&emitted.verilog, &emitted.manifest.top, opts);
-        let timing = timing.map(|t| t.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the timing run panicked"))));
-        (resources, timing)
+        (resources, timing.map(|t| joined(t.join())), fanout.map(|f| joined(f.join())))
     });
-    Ok((resources?, timing.transpose()?))
+    Ok(DesignEstimates { resources: resources?, timing: timing.transpose()?, fanout: fanout.transpose()? })
 }
 
 /// Rows of the per-module table in the text output.
 const BY_MODULE_ROWS: usize = 8;
+/// Rows of the fanout table in the text output.
+const FANOUT_ROWS: usize = 8;
+
+/// The highest-fanout nets of a one-core accelerator of `config`'s key width (fanout grows with
+/// the width: a control register reaches every limb), cached by content.
+pub(crate) fn fanout_of(config: &AcceleratorConfig, progress: bool) -> anyhow::Result<FanoutReport> {
+    let unit = AcceleratorConfig { cores: 1, ..config.clone() };
+    let emitted = ecrt_hdl::emit::emit(&unit)?;
+    Ok(fanout(&emitted.verilog, &emitted.manifest.top, &EstimateOptions { progress, ..Default::default() })?)
+}
 
 /// The key width of the flattened design the timing figure comes from: no path of the accelerator
 /// depends on the key width or the number of cores, and a flat synthesis of 512 bits takes minutes.

@@ -70,14 +70,6 @@ pub struct TimingEstimate {
     pub tool: String,
 }
 
-impl TimingEstimate {
-    /// The clock a design with this logic delay might plausibly reach once placed and routed,
-    /// assuming routing doubles the delay: 1000 / (2 × logic delay), in MHz.
-    pub fn plausible_clock_mhz(&self) -> f64 {
-        1000.0 / (2.0 * self.logic_delay_ns)
-    }
-}
-
 impl std::fmt::Display for TimingEstimate {
     /// `6.26 ns logic delay: FDRE → DSP48E1 → CARRY4 ×5 → … (Yosys sta, no routing)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -226,7 +218,6 @@ Arrival histogram:
         assert_eq!(t.critical_path[4].pins, "B[3]");
         assert_eq!(t.critical_path[2].cell, "$auto$alumacc.cc:485:replace_alu$12.slice[4].carry4");
         assert_eq!(t.path_summary(), "DSP48E1 → CARRY4 ×2 → LUT6 → DSP48E1");
-        assert!((t.plausible_clock_mhz() - 1000.0 / 12.524).abs() < 1e-9);
         assert!(t.to_string().starts_with("6.26 ns logic delay: DSP48E1 → CARRY4 ×2"));
         let json = serde_json::to_value(&t).unwrap();
         assert_eq!(json["critical_path"][1]["type"], "CARRY4");

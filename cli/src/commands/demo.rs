@@ -16,7 +16,7 @@ use ecrt_golden::PrivateKey;
 use ecrt_lab::args::TopArgs;
 use ecrt_lab::bench::host::measure_host_overhead;
 use ecrt_lab::clocked::ChipProjection;
-use ecrt_lab::estimate::resources_and_timing;
+use ecrt_lab::estimate::design_estimates;
 use ecrt_sim::accelerator::OutputPacing;
 use ecrt_sim::BuildOptions;
 use ecrt_sim::EstimateOptions;
@@ -110,7 +110,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let config = config.clone();
         std::thread::spawn(move || {
             let quiet = EstimateOptions { progress: false, ..Default::default() };
-            resources_and_timing(&config, &emitted, &quiet, true)
+            design_estimates(&config, &emitted, &quiet, true, false)
         })
     });
 
@@ -156,8 +156,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let chip = match estimate {
         Some(estimate) => {
             step("the chip: the Yosys resource estimate and the logic delay of the longest path (cached)");
-            let (resources, timing) = estimate.join().map_err(|_| anyhow::anyhow!("the Yosys estimate panicked"))??;
-            Some(ChipProjection::new(Some(&resources), cores, timing.as_ref(), latency as f64, steady * cores as f64))
+            let e = estimate.join().map_err(|_| anyhow::anyhow!("the Yosys estimate panicked"))??;
+            Some(ChipProjection::new(
+                Some(&e.resources),
+                cores,
+                e.timing.as_ref(),
+                latency as f64,
+                steady * cores as f64,
+            ))
         }
         None => None,
     };

@@ -72,6 +72,10 @@ pub struct SimReport {
     pub latency_us_plausible_clock: Option<f64>,
     pub chip_decryptions_per_s_conservative_clock: Option<f64>,
     pub chip_decryptions_per_s_plausible_clock: Option<f64>,
+    /// The most loads a register or DSP output drives in one full-width core (Yosys, nothing
+    /// replicated: `ecrt estimate` lists the nets).
+    #[serde(default)]
+    pub max_fanout: Option<u64>,
     /// The longest path's cells, in short.
     pub critical_path: Option<String>,
 }
@@ -104,15 +108,17 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         anyhow::ensure!(decrypt_ecrt(&key, c)? == job.result.plaintext, "the golden model disagrees");
         verified += 1;
     }
-    let (resources, timing) = if args.no_estimate {
-        (None, None)
+    let (resources, timing, fanout) = if args.no_estimate {
+        (None, None, None)
     } else {
         let emitted = ecrt_hdl::emit::emit(&config)?;
         let opts = EstimateOptions { progress: true, ..Default::default() };
-        let (resources, timing) = crate::estimate::resources_and_timing(&config, &emitted, &opts, true)?;
-        (Some(resources), timing)
+        let e = crate::estimate::design_estimates(&config, &emitted, &opts, true, true)?;
+        (Some(e.resources), e.timing, e.fanout)
     };
-    let report = report(&config, &idle, &batch, resources.as_ref(), timing.as_ref(), verified);
+    let max_fanout = fanout.as_ref().map(|f: &ecrt_sim::FanoutReport| f.max_fanout());
+    let report =
+        SimReport { max_fanout, ..report(&config, &idle, &batch, resources.as_ref(), timing.as_ref(), verified) };
     crate::report::emit_report(&report, args.json, args.out.as_ref(), print_table)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -184,6 +190,7 @@ fn report(
             .as_ref()
             .map(|c| c.chip_decryptions_per_s_conservative_clock),
         chip_decryptions_per_s_plausible_clock: clocked.as_ref().map(|c| c.chip_decryptions_per_s_plausible_clock),
+        max_fanout: None,
         critical_path: timing.map(|t| t.path_summary()),
     }
 }
@@ -219,6 +226,7 @@ fn print_table(report: &serde_json::Value) {
         ("latency at the plausible clock (µs)", "latency_us_plausible_clock"),
         ("decryptions/s, xc7vx690t, conservative clock", "chip_decryptions_per_s_conservative_clock"),
         ("decryptions/s, xc7vx690t, plausible clock", "chip_decryptions_per_s_plausible_clock"),
+        ("highest fanout of a register or DSP, one core", "max_fanout"),
         ("simulated cycles per second", "simulated_cycles_per_s"),
         ("wall time per decryption in simulation (s)", "wall_s_per_decryption"),
     ];

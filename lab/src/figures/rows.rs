@@ -28,6 +28,8 @@ const TARGET_SERVICE_SHARE: f64 = 0.003;
 const TARGET_SIM_S: f64 = 2.0;
 /// Longest register-to-register logic path (Yosys sta, no routing), ns.
 const TARGET_LOGIC_NS: f64 = 5.0;
+/// Loads a register or DSP output drives, at most, in a full-width core.
+const TARGET_MAX_FANOUT: f64 = 64.0;
 /// The Python package on one thread, as a share of phe's time on the same ciphertexts.
 const TARGET_PYTHON_RATIO: f64 = 0.8;
 /// Throughput on two threads over one.
@@ -158,6 +160,32 @@ fn accelerator_rows(r: &SimReport) -> Vec<Row> {
             format!("≤ 5 ns: {}", against(v, TARGET_LOGIC_NS, true)),
         ));
     }
+    if let (Some(mhz), Some(low), Some(high), Some(us)) = (
+        r.conservative_clock_mhz,
+        r.chip_decryptions_per_s_conservative_clock,
+        r.chip_decryptions_per_s_plausible_clock,
+        r.latency_us_plausible_clock,
+    ) {
+        let one = |x: f64| int(Val::one(x));
+        rows.push(row(
+            "at the design's clocks: conservative (1000 / 4L), plausible (1000 / 2L)",
+            format!(
+                "{} MHz: {}/s a chip; {} MHz: {}/s a chip, {} µs latency",
+                one(mhz),
+                one(low),
+                val(&r.plausible_clock_mhz).map_or("?".into(), |c| dec(c, 0)),
+                one(high),
+                one(us)
+            ),
+        ));
+    }
+    if let Some(f) = r.max_fanout {
+        rows.push(with_target(
+            "highest fanout of a register or DSP, one core (Yosys, nothing replicated)",
+            int(Val::one(f as f64)),
+            format!("≤ 64: {}", against(Val::one(f as f64), TARGET_MAX_FANOUT, true)),
+        ));
+    }
     let v = Val::of(&r.simulated_cycles_per_s);
     rows.push(row("simulated cycles per second (Verilator)", int(v.map(|x| (x / 1000.0).round() * 1000.0))));
     let v = Val::of(&r.wall_s_per_decryption);
@@ -207,6 +235,18 @@ fn estimate_rows(r: &EstimateReport) -> Vec<Row> {
     }
     if let Some(path) = &r.critical_path_summary {
         rows.push(row("its cells", path.clone()));
+    }
+    if let Some(mhz) = r.conservative_clock_mhz {
+        rows.push(row("conservative clock, 1000 / (4 × logic delay)", format!("{} MHz", int(Val::one(mhz)))));
+    }
+    if let Some(f) = &r.fanout {
+        let top: Vec<String> = f
+            .nets
+            .iter()
+            .take(5)
+            .map(|n| format!("`{}` {} ({})", n.net, int(Val::one(n.loads as f64)), n.driver_type))
+            .collect();
+        rows.push(row("highest fanout, one full-width core (Yosys, nothing replicated)", top.join(", ")));
     }
     rows.push(row("tool", r.tool.clone()));
     let sha = &r.verilog_sha256;
