@@ -175,7 +175,7 @@ pub fn render(dir: &Path) -> anyhow::Result<String> {
 
 /// The figures the README and docs/architecture.md point to: (kind, row), each taken from the
 /// first 2048-bit record of its kind that has it.
-const SUMMARY: [(Kind, &str); 18] = [
+const SUMMARY: [(Kind, &str); 20] = [
     (Kind::Accelerator, "latency, idle pipeline, first input beat to last output beat"),
     (Kind::Accelerator, "cycles per decryption, steady state, per core"),
     (Kind::Accelerator, "DSP48E1 / LUT / FF / LUTRAM / BRAM36 (Yosys estimate)"),
@@ -183,6 +183,8 @@ const SUMMARY: [(Kind, &str); 18] = [
     (Kind::Accelerator, "cores per xc7vx690t within 80 % of every resource"),
     (Kind::Accelerator, "projected decryptions/s, one xc7vx690t at 100 MHz"),
     (Kind::Accelerator, "longest register-to-register path, logic only"),
+    (Kind::Accelerator, "at the design's clocks: conservative (1000 / 4L), plausible (1000 / 2L)"),
+    (Kind::Accelerator, "highest fanout of a register or DSP, one core (Yosys, nothing replicated)"),
     (Kind::Accelerator, "simulated cycles per second (Verilator)"),
     (Kind::Accelerator, "wall time per decryption in simulation"),
     (Kind::Explore, "lowest latency of the sweep"),
