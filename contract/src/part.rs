@@ -39,6 +39,11 @@ const VIRTEX7_SPEED_2: &[ClockCap] = &[
 /// search stays below it too.
 pub const VIRTEX7_SPEED_2_BUFG_MHZ: f64 = 628.0;
 
+/// The most loads a register or DSP48E1 of the accelerator may drive: the design's rule for routing
+/// on these parts, where a net's delay grows with its loads and routing is most of a path. Wider
+/// loads read copies of the register (`ecrt_hdl::fanout`).
+pub const MAX_REGISTER_FANOUT: usize = 64;
+
 /// The VC709's Virtex-7.
 pub const XC7VX690T: Part = Part {
     name: "xc7vx690t-ffg1761-2",

@@ -6,7 +6,8 @@
 //! One block per file, in the groups of docs/architecture.md: the Montgomery multiplier
 //! ([`multiplier`]), the exponentiation unit ([`exponentiation`]), the decryption core
 //! ([`decryption`]) and the shell around the cores ([`shell`]); [`emit`] writes the Verilog and its
-//! manifest, [`board`] the board design for Vivado.
+//! manifest, [`board`] the board design for Vivado; [`fanout`] holds the register copies that
+//! keep every net's loads few.
 
 pub use ecrt_contract::{config, host, interface, limbs, part};
 
@@ -14,12 +15,15 @@ pub mod board;
 pub mod decryption;
 pub mod emit;
 pub mod exponentiation;
+pub mod fanout;
 pub mod multiplier;
 pub mod shell;
 #[doc(hidden)]
 pub mod testing;
 
 testing::clocked!(
+    fanout::replicas::Replicas<rust_hdl::prelude::Bits<3>>,
+    fanout::toggles::Toggles,
     multiplier::mul_add::MulAddReg,
     multiplier::mul_add::LoopMulAddReg,
     multiplier::fold_operands::FoldOperands,

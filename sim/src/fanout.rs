@@ -23,9 +23,9 @@
 //! What Vivado would do differently, so the figures are **an estimate of the pressure, not of
 //! Vivado's netlist**:
 //! - Vivado replicates high-fanout registers during synthesis (`MAX_FANOUT`, `-fanout_limit`)
-//!   and again in `phys_opt_design`; nothing is replicated here. A net of a few thousand loads
-//!   here is one Vivado would most likely split, at the cost of registers and, for control
-//!   registers, of the logic in front of them.
+//!   and again in `phys_opt_design`; Yosys replicates nothing, so the copies counted are the
+//!   design's own. A net of a few thousand loads here is one Vivado would most likely split, at
+//!   the cost of registers and, for control registers, of the logic in front of them.
 //! - LUTs are mapped by ABC, which may absorb a gate that a register feeds into each of the LUTs
 //!   after it (a register behind an AND that feeds 2,048 bits then reaches 2,048 LUTs), or
 //!   merge several of its loads into one LUT. Vivado's mapper makes its own choices; the count is
@@ -36,8 +36,11 @@
 //!   about the distance they span. Nor does Vivado's `opt_design` step in (it may put a very
 //!   high-fanout non-clock net on a global buffer).
 //! - Only nets a sequential cell drives are ranked: a control signal decoded in a LUT from a
-//!   state register and then fanned out is that LUT's net, which is not listed (its register has
-//!   the few loads of the decoder).
+//!   state register and then fanned out is that LUT's net (its register has the few loads of the
+//!   decoder, unless ABC copies the decoder into every LUT after it). Those nets are listed
+//!   apart, in `logic_nets`, unranked.
+//! - The design replicates its own wide selects (`ecrt_hdl::fanout`, kept apart from merging);
+//!   Yosys replicates nothing.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -54,12 +57,12 @@ use crate::toolchain::yosys_version;
 use crate::EstimateOptions;
 
 /// Bump when the script or the parsing changes: part of the cache key.
-const FANOUT_FORMAT: &str = "ecrt-sim fanout 1";
+const FANOUT_FORMAT: &str = "ecrt-sim fanout 2";
 
 /// How many nets [`fanout`] reports, highest first.
 pub const FANOUT_NETS: usize = 20;
 
-/// One net a sequential cell drives, and how many cell inputs it reaches.
+/// One net, its driver, and how many cell inputs it reaches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetFanout {
     /// The net's name in the flattened netlist: the register's own output when it has one
@@ -82,6 +85,13 @@ pub struct FanoutReport {
     pub driven_nets: u64,
     /// Which tool and script produced it.
     pub tool: String,
+    /// The same for nets that logic drives (LUTs, MUXF7/F8, carry chains): a select decoded in a
+    /// LUT and fanned out from there reaches its loads over that LUT's net, which replicating
+    /// registers does not bound. Not the ranked figure (Vivado replicates such drivers in
+    /// `phys_opt_design`), listed so that the routing pressure is in view. Empty in reports made
+    /// before it was counted.
+    #[serde(default)]
+    pub logic_nets: Vec<NetFanout>,
 }
 
 impl FanoutReport {
@@ -97,6 +107,12 @@ impl fmt::Display for FanoutReport {
         writeln!(f, "highest fanout of {} register/DSP-driven nets ({}):", self.driven_nets, self.tool)?;
         for n in &self.nets {
             writeln!(f, "  {:>7}  {:<8} {}", n.loads, n.driver_type, n.net)?;
+        }
+        if !self.logic_nets.is_empty() {
+            writeln!(f, "highest fanout of logic-driven nets:")?;
+            for n in &self.logic_nets {
+                writeln!(f, "  {:>7}  {:<8} {}", n.loads, n.driver_type, n.net)?;
+            }
         }
         Ok(())
     }
@@ -132,7 +148,7 @@ pub fn fanout(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<Fanout
     spinner.step("synth_xilinx -flatten; write_json; counting loads");
     let tool = format!(
         "{version}: {SYNTH_XILINX}, one opt_dff round in the fine stage; loads of sequential cells' nets \
-         (no replication)"
+         (Yosys replicates nothing)"
     );
     let job = Job { files: vec![("top.v", verilog)], script };
     let r = synth::cached(cache, "fanout", &key, &job, |dir| {
@@ -177,6 +193,8 @@ struct Counts {
     clocks: Vec<u64>,
     /// Bits a sequential cell drives: bit → (instance, type, pin with its index).
     drivers: HashMap<u64, (String, String, String)>,
+    /// Bits other cells drive, as `drivers`.
+    logic_drivers: HashMap<u64, (String, String, String)>,
     /// The best public name of each bit seen so far.
     names: HashMap<u64, String>,
 }
@@ -192,24 +210,28 @@ impl Counts {
 
     fn report(mut self, n: usize, tool: &str) -> FanoutReport {
         self.clocks.sort_unstable();
-        let driven: Vec<u64> = self.drivers.keys().copied().filter(|b| self.clocks.binary_search(b).is_err()).collect();
+        let nets = self.ranked(&self.drivers, n);
+        let logic_nets = self.ranked(&self.logic_drivers, n);
+        let driven_nets = self.drivers.keys().filter(|b| self.clocks.binary_search(b).is_err()).count() as u64;
+        FanoutReport { nets, driven_nets, tool: tool.to_owned(), logic_nets }
+    }
+
+    /// The `n` bits of `drivers` with the most loads (clock nets left out), most first.
+    fn ranked(&self, drivers: &HashMap<u64, (String, String, String)>, n: usize) -> Vec<NetFanout> {
         let load = |b: u64| self.loads.get(b as usize).copied().unwrap_or(0);
-        let mut nets: Vec<NetFanout> = driven
+        let mut nets: Vec<NetFanout> = drivers
             .iter()
-            .filter(|&&b| load(b) > 0)
-            .map(|&b| {
-                let (cell, ty, pin) = &self.drivers[&b];
-                NetFanout {
-                    net: self.names.get(&b).cloned().unwrap_or_else(|| format!("{cell}.{pin}")),
-                    driver: cell.clone(),
-                    driver_type: ty.clone(),
-                    loads: load(b),
-                }
+            .filter(|&(&b, _)| load(b) > 0 && self.clocks.binary_search(&b).is_err())
+            .map(|(&b, (cell, ty, pin))| NetFanout {
+                net: self.names.get(&b).cloned().unwrap_or_else(|| format!("{cell}.{pin}")),
+                driver: cell.clone(),
+                driver_type: ty.clone(),
+                loads: load(b),
             })
             .collect();
         nets.sort_by(|a, b| b.loads.cmp(&a.loads).then_with(|| a.net.cmp(&b.net)));
         nets.truncate(n);
-        FanoutReport { nets, driven_nets: driven.len() as u64, tool: tool.to_owned() }
+        nets
     }
 }
 
@@ -367,11 +389,12 @@ fn add_cell(c: &mut Counts, name: String, cell: Cell) {
                     }
                 }
             }
-            Some("output") if sequential => {
+            Some("output") => {
+                let drivers = if sequential { &mut c.drivers } else { &mut c.logic_drivers };
                 for (i, b) in bits.iter().enumerate() {
                     if let Some(b) = b.0 {
                         let pin = if bits.len() > 1 { format!("{pin}[{i}]") } else { pin.clone() };
-                        c.drivers.insert(b, (name.clone(), cell.cell_type.clone(), pin));
+                        drivers.insert(b, (name.clone(), cell.cell_type.clone(), pin));
                     }
                 }
             }
@@ -487,6 +510,10 @@ mod tests {
         assert_eq!(r.nets[0].driver, "$auto$ff.cc:266:slice$1");
         assert_eq!(r.driven_nets, 4);
         assert_eq!(r.max_fanout(), 4);
+        // The LUTs' outputs: lut_a.O reaches the DSP's A[0], lut_b.O ff_b's D.
+        let logic: Vec<(&str, &str, u64)> =
+            r.logic_nets.iter().map(|n| (n.net.as_str(), n.driver_type.as_str(), n.loads)).collect();
+        assert_eq!(logic, [("lut_a.O", "LUT2", 1), ("lut_b.O", "LUT3", 1)]);
         let top2 = parse_netlist(NETLIST.as_bytes(), "top", 2, "t").unwrap();
         assert_eq!(top2.nets.len(), 2);
         assert!(r.to_string().contains("      4  FDRE     cores$0.ctl$3.q"), "{r}");

@@ -21,6 +21,8 @@
 //! 5. L = REDC_{R−p}(x − 1) = (x − 1)/p, the exact division;
 //! 6. term = L·(t_p·R mod n)·R^(−1) mod n = L·t_p mod n, < n: the slot's result.
 
+use crate::fanout::replicas::Replicas;
+use crate::fanout::{copies, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::mul_add::{X_BITS, Y_BITS};
 use ecrt_golden::hw::Schedule;
@@ -158,6 +160,10 @@ pub struct SlotControl {
     n_prime_div: DFF<Bits<Y_BITS>>,
     modulus_n: Vec<DFF<Bits<Y_BITS>>>,
     n_prime_n: DFF<Bits<Y_BITS>>,
+    // The multiplication in flight is the exact division's (the final correction's), in copies
+    // for the modulus multiplexer, one per LIMBS_PER_COPY limbs.
+    divide_sel: Replicas<bool>,
+    scale_sel: Replicas<bool>,
     m_hat: Vec<DFF<Bits<Y_BITS>>>,
     r3: Vec<DFF<Bits<X_BITS>>>,
     one: Vec<DFF<Bits<X_BITS>>>,
@@ -277,6 +283,8 @@ impl SlotControl {
             n_prime_div: Default::default(),
             modulus_n: many(digits),
             n_prime_n: Default::default(),
+            divide_sel: Replicas::new(copies(modulus_limbs)),
+            scale_sel: Replicas::new(copies(modulus_limbs)),
             r3: many(operand_limbs),
             one: many(operand_limbs),
             t_mont: many(operand_limbs),
@@ -337,7 +345,6 @@ mod part {
     // The parts' names, in the order of `PARTS`; each `impl Part` says what its part does.
     pub(super) enum Defaults {}
     pub(super) enum TableRead {}
-    pub(super) enum ModulusSelect {}
     pub(super) enum KeyHold {}
     pub(super) enum KeyLoad {}
     pub(super) enum Step {}
@@ -346,6 +353,7 @@ mod part {
     pub(super) enum ExponentRotation {}
     pub(super) enum TableStorage {}
     pub(super) enum OperandSelect {}
+    pub(super) enum ModulusSelect {}
 }
 
 /// A part's functions, so that [`PARTS`] lists the parts once, in order.
@@ -370,7 +378,6 @@ where
 const PARTS: [PartFns; 11] = [
     part::<part::Defaults>(),
     part::<part::TableRead>(),
-    part::<part::ModulusSelect>(),
     part::<part::KeyHold>(),
     part::<part::KeyLoad>(),
     part::<part::Step>(),
@@ -379,6 +386,7 @@ const PARTS: [PartFns; 11] = [
     part::<part::ExponentRotation>(),
     part::<part::TableStorage>(),
     part::<part::OperandSelect>(),
+    part::<part::ModulusSelect>(),
 ];
 
 impl Logic for SlotControl {
@@ -457,33 +465,6 @@ impl part::Part<part::TableRead> for SlotControl {
         }
         for i in (self.exponent.len() - 1)..self.exponent.len() {
             self.exponent_bit.next = self.exponent[i].q.val().get_bit(0);
-        }
-    }
-}
-
-/// The multiplier's modulus and N′: the operation's (the state names the multiplication in
-/// flight): p², the exact division's 2^(17M) − p or n; and n for the final correction.
-impl part::Part<part::ModulusSelect> for SlotControl {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.n_prime_out.next = self.n_prime.q.val();
-        if self.state.q.val() == SlotState::Divide {
-            self.n_prime_out.next = self.n_prime_div.q.val();
-        }
-        if self.state.q.val() == SlotState::Scale {
-            self.n_prime_out.next = self.n_prime_n.q.val();
-        }
-        for j in 0..self.n_out.len() {
-            self.n_out[j].next = self.modulus[j].q.val();
-            if self.state.q.val() == SlotState::Divide {
-                self.n_out[j].next = self.modulus_div[j].q.val();
-            }
-            if self.state.q.val() == SlotState::Scale {
-                self.n_out[j].next = self.modulus_n[j].q.val();
-            }
-        }
-        for j in 0..self.modulus_n.len() {
-            self.n_public[j].next = self.modulus_n[j].q.val();
         }
     }
 }
@@ -925,6 +906,41 @@ impl part::Part<part::OperandSelect> for SlotControl {
             if self.b_from.val() == Operand::Unit {
                 self.b_out[j].next = 1.into();
             }
+        }
+    }
+}
+
+/// The multiplier's modulus and N′: the operation's (the state names the multiplication in
+/// flight): p², the exact division's 2^(17M) − p or n; and n for the final correction. The
+/// modulus's selects are copies of the next state's, so this part comes after every part that
+/// sets the next state.
+impl part::Part<part::ModulusSelect> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, divide_sel, scale_sel);
+        self.divide_sel.d.next = self.state.d.val() == SlotState::Divide;
+        self.scale_sel.d.next = self.state.d.val() == SlotState::Scale;
+        self.n_prime_out.next = self.n_prime.q.val();
+        if self.state.q.val() == SlotState::Divide {
+            self.n_prime_out.next = self.n_prime_div.q.val();
+        }
+        if self.state.q.val() == SlotState::Scale {
+            self.n_prime_out.next = self.n_prime_n.q.val();
+        }
+        // The group size as a loop variable: rust-hdl indexes with loop variables only.
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for j in 0..self.n_out.len() {
+                self.n_out[j].next = self.modulus[j].q.val();
+                if self.divide_sel.q[j / g].val() {
+                    self.n_out[j].next = self.modulus_div[j].q.val();
+                }
+                if self.scale_sel.q[j / g].val() {
+                    self.n_out[j].next = self.modulus_n[j].q.val();
+                }
+            }
+        }
+        for j in 0..self.modulus_n.len() {
+            self.n_public[j].next = self.modulus_n[j].q.val();
         }
     }
 }

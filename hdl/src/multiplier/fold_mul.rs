@@ -30,6 +30,9 @@
 //! column L; a decremented pass takes A − 1 over N's limbs. Classic moduli have at most N's limbs,
 //! so the loop DSPs above them multiply by 0 in either mode and are not built.
 
+use crate::fanout::replicas::Replicas;
+use crate::fanout::toggles::Toggles;
+use crate::fanout::{copies, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::fold_base::{FoldBase, BASE_BITS};
 use crate::multiplier::fold_normalize::FoldNormalize;
@@ -87,6 +90,26 @@ pub struct FoldMul {
     /// The limbs of slot `phase`'s T (for tests).
     pub t: Vec<Signal<Out, Bits<T_BITS>>>,
     ph: DFF<bool>,
+    // Copies of the phase and of slot ph's classic flag (`classic_*`; slot 0's and 1's in
+    // `classic0_limbs`, `classic1_limbs`) for the wide multiplexers, one per LIMBS_PER_COPY limbs
+    // or windows, one per digit (`ph_digits`: the digits', then T's low limbs') and one per column
+    // (`*_columns`: ABC merges those multiplexers into stage 1's adders, two LUTs a bit, and two
+    // columns a copy measured up to 73 loads), so that no register drives more than its share of
+    // them. `ph` itself drives the control.
+    ph_digits: Toggles,
+    ph_quotient: Toggles,
+    ph_windows: Toggles,
+    ph_limbs: Toggles,
+    ph_columns: Toggles,
+    ph_result: Toggles,
+    classic0_limbs: Replicas<bool>,
+    classic1_limbs: Replicas<bool>,
+    classic_columns: Replicas<bool>,
+    classic_result: Replicas<bool>,
+    classic_low: Replicas<bool>,
+    // Stage 2 writes slot 0's (1's) T in the next cycle, per LIMBS_PER_COPY columns.
+    write0: Replicas<bool>,
+    write1: Replicas<bool>,
     operands0: FoldOperands,
     operands1: FoldOperands,
     // a·b product (l, w) at index l·W + w (W windows of B), cut into pieces; loop product (l, i)
@@ -167,6 +190,19 @@ impl FoldMul {
             busy1: Default::default(),
             t: many(columns),
             ph: Default::default(),
+            ph_digits: Toggles::new(2 * k),
+            ph_quotient: Toggles::new(2),
+            ph_windows: Toggles::new(copies(windows)),
+            ph_limbs: Toggles::new(copies(modulus_limbs)),
+            ph_columns: Toggles::new(columns),
+            ph_result: Toggles::new(copies(operand_limbs)),
+            classic0_limbs: Replicas::new(copies(modulus_limbs)),
+            classic1_limbs: Replicas::new(copies(modulus_limbs)),
+            classic_columns: Replicas::new(columns),
+            classic_result: Replicas::new(copies(operand_limbs)),
+            classic_low: Replicas::new(k),
+            write0: Replicas::new(copies(columns)),
+            write1: Replicas::new(copies(columns)),
             operands0: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
             operands1: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
             ab: many(k * windows),
@@ -225,7 +261,29 @@ impl Logic for FoldMul {
             q0,
             q1
         );
-        clock!(self, clock, operands0, operands1, b0_n_prime0, b0_n_prime1, pre_dbn, quotient);
+        clock!(
+            self,
+            clock,
+            operands0,
+            operands1,
+            b0_n_prime0,
+            b0_n_prime1,
+            pre_dbn,
+            quotient,
+            ph_digits,
+            ph_quotient,
+            ph_windows,
+            ph_limbs,
+            ph_columns,
+            ph_result,
+            classic0_limbs,
+            classic1_limbs,
+            classic_columns,
+            classic_result,
+            classic_low,
+            write0,
+            write1
+        );
         for j in 0..self.t0.len() {
             self.t0[j].clock.next = self.clock.val();
             self.t1[j].clock.next = self.clock.val();
@@ -262,17 +320,47 @@ impl Logic for FoldMul {
         // Prefetch for slot !ph, whose turn is next cycle: a_l·b_i for its next step, its M̂ or
         // N; classic, every other turn is its quotient's instead (the digit holds for both).
         self.pre_dbn.c.next = 0.into();
+        for l in 0..self.digit_sel.len() {
+            self.digit_sel[l].next = self.operands1.digits[l].val();
+            if self.ph_digits.q[l].val() {
+                self.digit_sel[l].next = self.operands0.digits[l].val();
+            }
+        }
+        // The group size as a loop variable: rust-hdl indexes with loop variables only.
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for i in 0..self.b_sel.len() {
+                self.b_sel[i].next = self.operands1.b[i].val();
+                if self.ph_windows.q[i / g].val() {
+                    self.b_sel[i].next = self.operands0.b[i].val();
+                }
+            }
+            for i in 0..self.y_stage1.len() {
+                self.y_stage1[i].d.next = self.m_hat1[i].val();
+                if self.classic1_limbs.q[i / g].val() {
+                    self.y_stage1[i].d.next = self.n1[i].val();
+                }
+                if self.ph_limbs.q[i / g].val() {
+                    self.y_stage1[i].d.next = self.m_hat0[i].val();
+                    if self.classic0_limbs.q[i / g].val() {
+                        self.y_stage1[i].d.next = self.n0[i].val();
+                    }
+                }
+            }
+        }
+        self.classic0_limbs.d.next = self.operands0.classic_next.val();
+        self.classic1_limbs.d.next = self.operands1.classic_next.val();
         if self.ph.q.val() {
             self.pre_valid.d.next = self.operands0.pending.val() & !self.operands0.quotient_turn.val();
             self.pre_quotient.d.next = self.operands0.pending.val() & self.operands0.quotient_turn.val();
             self.pre_last.d.next = self.operands0.last.val();
             self.pre_first.d.next = self.operands0.first.val();
-            for i in 0..self.b_sel.len() {
-                self.b_sel[i].next = self.operands0.b[i].val();
-            }
-            for l in 0..self.digit_sel.len() {
-                self.digit_sel[l].next = self.operands0.digits[l].val();
-            }
+        } else {
+            self.pre_valid.d.next = self.operands1.pending.val() & !self.operands1.quotient_turn.val();
+            self.pre_quotient.d.next = self.operands1.pending.val() & self.operands1.quotient_turn.val();
+            self.pre_last.d.next = self.operands1.last.val();
+            self.pre_first.d.next = self.operands1.first.val();
+        }
+        if self.ph_quotient.q[1].val() {
             self.pre_high.d.next = 0.into();
             if self.operands0.redc.val() {
                 for l in 0..1 {
@@ -291,25 +379,7 @@ impl Logic for FoldMul {
                     self.pre_dbn.x.next = self.operands0.b[j].val().get_bits::<X_BITS>(0);
                 }
             }
-            for i in 0..self.y_stage1.len() {
-                self.y_stage1[i].d.next = self.m_hat0[i].val();
-            }
-            if self.operands0.classic.val() {
-                for i in 0..self.y_stage1.len() {
-                    self.y_stage1[i].d.next = self.n0[i].val();
-                }
-            }
         } else {
-            self.pre_valid.d.next = self.operands1.pending.val() & !self.operands1.quotient_turn.val();
-            self.pre_quotient.d.next = self.operands1.pending.val() & self.operands1.quotient_turn.val();
-            self.pre_last.d.next = self.operands1.last.val();
-            self.pre_first.d.next = self.operands1.first.val();
-            for i in 0..self.b_sel.len() {
-                self.b_sel[i].next = self.operands1.b[i].val();
-            }
-            for l in 0..self.digit_sel.len() {
-                self.digit_sel[l].next = self.operands1.digits[l].val();
-            }
             self.pre_high.d.next = 0.into();
             if self.operands1.redc.val() {
                 for l in 0..1 {
@@ -328,14 +398,6 @@ impl Logic for FoldMul {
                     self.pre_dbn.x.next = self.operands1.b[j].val().get_bits::<X_BITS>(0);
                 }
             }
-            for i in 0..self.y_stage1.len() {
-                self.y_stage1[i].d.next = self.m_hat1[i].val();
-            }
-            if self.operands1.classic.val() {
-                for i in 0..self.y_stage1.len() {
-                    self.y_stage1[i].d.next = self.n1[i].val();
-                }
-            }
         }
         self.operands0.advance.next = self.ph.q.val();
         self.operands1.advance.next = !self.ph.q.val();
@@ -349,12 +411,12 @@ impl Logic for FoldMul {
         // t_0 of a classic T, held a limb up.
         for j in 1..2 {
             self.q_in.next = self.t0[j].q.val().get_bits::<Y_BITS>(0);
-            if self.ph.q.val() {
+            if self.ph_quotient.q[0].val() {
                 self.q_in.next = self.t1[j].q.val().get_bits::<Y_BITS>(0);
             }
         }
         self.quotient.y.next = self.n_prime0.val();
-        if self.ph.q.val() {
+        if self.ph_quotient.q[0].val() {
             self.quotient.y.next = self.n_prime1.val();
         }
         if self.pre_first.q.val() {
@@ -372,31 +434,28 @@ impl Logic for FoldMul {
         }
 
         // Stage 1 (slot ph): P_(l,i) = a_l·b_i + t_l·m̂_i; classic, P_(0,i) = d·b_i + q·n_i.
-        for l in 0..self.t_low.len() {
-            self.t_low[l].next = self.t0[l].q.val();
-            if self.ph.q.val() {
-                self.t_low[l].next = self.t1[l].q.val();
+        for k in (self.t_low.len())..(self.t_low.len() + 1) {
+            for l in 0..self.t_low.len() {
+                self.t_low[l].next = self.t0[l].q.val();
+                if self.ph_digits.q[k + l].val() {
+                    self.t_low[l].next = self.t1[l].q.val();
+                }
+                if self.classic_low.q[l].val() {
+                    self.t_low[l].next = 0.into();
+                }
+            }
+            for l in 0..1 {
+                if self.classic_low.q[l].val() {
+                    self.t_low[l].next = bit_cast::<T_BITS, Y_BITS>(self.q0.q.val());
+                    if self.ph_digits.q[k + l].val() {
+                        self.t_low[l].next = bit_cast::<T_BITS, Y_BITS>(self.q1.q.val());
+                    }
+                }
             }
         }
         self.classic_ph.next = self.operands0.classic.val();
         if self.ph.q.val() {
             self.classic_ph.next = self.operands1.classic.val();
-        }
-        if !self.ph.q.val() & self.operands0.classic.val() {
-            for l in 0..self.t_low.len() {
-                self.t_low[l].next = 0.into();
-            }
-            for l in 0..1 {
-                self.t_low[l].next = bit_cast::<T_BITS, Y_BITS>(self.q0.q.val());
-            }
-        }
-        if self.ph.q.val() & self.operands1.classic.val() {
-            for l in 0..self.t_low.len() {
-                self.t_low[l].next = 0.into();
-            }
-            for l in 0..1 {
-                self.t_low[l].next = bit_cast::<T_BITS, Y_BITS>(self.q1.q.val());
-            }
         }
         // The row lengths as loop variables: rust-hdl indexes with loop variables only.
         for wn in (self.b_sel.len())..(self.b_sel.len() + 1) {
@@ -430,7 +489,7 @@ impl Logic for FoldMul {
         for k in (self.t_low.len())..(self.t_low.len() + 1) {
             for j in 0..(self.base_t.len() - self.t_low.len()) {
                 self.base_t[j].next = self.t0[j + k].q.val();
-                if self.ph.q.val() {
+                if self.ph_columns.q[j].val() {
                     self.base_t[j].next = self.t1[j + k].q.val();
                 }
             }
@@ -438,16 +497,27 @@ impl Logic for FoldMul {
         for j in (self.base_t.len() - self.t_low.len())..self.base_t.len() {
             self.base_t[j].next = 0.into();
         }
-        if self.classic_ph.val() {
-            for j in 0..(self.base_t.len() - 1) {
+        for j in 0..(self.base_t.len() - 1) {
+            if self.classic_columns.q[j].val() {
                 self.base_t[j].next = self.t0[j + 1].q.val();
-                if self.ph.q.val() {
+                if self.ph_columns.q[j].val() {
                     self.base_t[j].next = self.t1[j + 1].q.val();
                 }
             }
-            for j in (self.base_t.len() - 1)..self.base_t.len() {
+        }
+        for j in (self.base_t.len() - 1)..self.base_t.len() {
+            if self.classic_columns.q[j].val() {
                 self.base_t[j].next = 0.into();
             }
+        }
+        // Next cycle's classic_ph.
+        self.classic_columns.d.next = self.operands1.classic_next.val();
+        self.classic_result.d.next = self.operands1.classic_next.val();
+        self.classic_low.d.next = self.operands1.classic_next.val();
+        if self.ph.q.val() {
+            self.classic_columns.d.next = self.operands0.classic_next.val();
+            self.classic_result.d.next = self.operands0.classic_next.val();
+            self.classic_low.d.next = self.operands0.classic_next.val();
         }
         for j in 0..self.base_t.len() {
             self.base_sum.t[j].next = self.base_t[j].val();
@@ -479,11 +549,15 @@ impl Logic for FoldMul {
         for j in 0..self.sum.base.len() {
             self.sum.base[j].next = self.base[j].q.val();
         }
-        for j in 0..self.t0.len() {
-            if self.s2_valid.q.val() {
-                if self.ph.q.val() {
+        // Next cycle's stage 2 writes slot ph's T (the phase toggles).
+        self.write0.d.next = self.pre_valid.q.val() & !self.ph.q.val();
+        self.write1.d.next = self.pre_valid.q.val() & self.ph.q.val();
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for j in 0..self.t0.len() {
+                if self.write0.q[j / g].val() {
                     self.t0[j].d.next = self.sum.t_next[j].val();
-                } else {
+                }
+                if self.write1.q[j / g].val() {
                     self.t1[j].d.next = self.sum.t_next[j].val();
                 }
             }
@@ -495,18 +569,20 @@ impl Logic for FoldMul {
         self.operands1.finish.next = self.s2_valid.q.val() & self.s2_last.q.val() & !self.ph.q.val();
 
         // The result: slot ph's T (a classic one from the limb above), normalized.
-        for j in 0..self.result.len() {
-            self.normalize.t[j].next = self.t0[j].q.val();
-            if self.ph.q.val() {
-                self.normalize.t[j].next = self.t1[j].q.val();
-            }
-            if self.classic_ph.val() {
-                self.normalize.t[j].next = self.t0[j + 1].q.val();
-                if self.ph.q.val() {
-                    self.normalize.t[j].next = self.t1[j + 1].q.val();
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for j in 0..self.result.len() {
+                self.normalize.t[j].next = self.t0[j].q.val();
+                if self.ph_result.q[j / g].val() {
+                    self.normalize.t[j].next = self.t1[j].q.val();
                 }
+                if self.classic_result.q[j / g].val() {
+                    self.normalize.t[j].next = self.t0[j + 1].q.val();
+                    if self.ph_result.q[j / g].val() {
+                        self.normalize.t[j].next = self.t1[j + 1].q.val();
+                    }
+                }
+                self.result[j].next = self.normalize.result[j].val();
             }
-            self.result[j].next = self.normalize.result[j].val();
         }
 
         // Start: load slot ph's operands and clear its T (its previous result shows this cycle).

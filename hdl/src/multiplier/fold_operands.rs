@@ -15,6 +15,8 @@
 //! count per mode: m folding, S classic, N's limbs for the decremented pass.
 
 use crate::config::STEP_BITS;
+use crate::fanout::replicas::Replicas;
+use crate::fanout::{copies, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::b_windows::BWindows;
 use crate::multiplier::mul_add::{WINDOW_BITS, X_BITS, Y_BITS};
@@ -57,6 +59,8 @@ pub struct FoldOperands {
     pub busy: Signal<Out, bool>,
     /// The loaded multiplication is a classic pass.
     pub classic: Signal<Out, bool>,
+    /// `classic` in the next cycle (for copies of it).
+    pub classic_next: Signal<Out, bool>,
     /// The loaded multiplication is a classic wide REDC.
     pub redc: Signal<Out, bool>,
     steps: Constant<Bits<STEP_BITS>>,
@@ -70,6 +74,8 @@ pub struct FoldOperands {
     carry: DFF<bool>,
     borrow: DFF<bool>,
     classic_r: DFF<bool>,
+    // Copies of `classic_r` for A's shift (one per LIMBS_PER_COPY limbs), then one per digit.
+    classic_copies: Replicas<bool>,
     quotient_turn_r: DFF<bool>,
     redc_r: DFF<bool>,
     decrement_r: DFF<bool>,
@@ -114,6 +120,7 @@ impl FoldOperands {
             quotient_turn: Default::default(),
             busy: Default::default(),
             classic: Default::default(),
+            classic_next: Default::default(),
             redc: Default::default(),
             steps: Constant::new((steps as u64).into()),
             classic_steps: Constant::new((classic_steps as u64).into()),
@@ -126,6 +133,7 @@ impl FoldOperands {
             carry: Default::default(),
             borrow: Default::default(),
             classic_r: Default::default(),
+            classic_copies: Replicas::new(copies(limbs) + limbs_per_step),
             quotient_turn_r: Default::default(),
             redc_r: Default::default(),
             decrement_r: Default::default(),
@@ -154,6 +162,7 @@ impl Logic for FoldOperands {
             step_count,
             busy_r
         );
+        clock!(self, clock, classic_copies);
         for j in 0..self.a.len() {
             self.a[j].clock.next = self.clock.val();
             self.a[j].d.next = self.a[j].q.val();
@@ -177,15 +186,26 @@ impl Logic for FoldOperands {
         if self.borrow.q.val() {
             self.digit_sum.next = bit_cast::<20, X_BITS>(self.a[0].q.val()) + self.bias.val() - 1;
         }
-        if self.classic_r.q.val() {
+        // The first copy for the digits: after A's shift's.
+        for c in (copies(self.a.len()))..(copies(self.a.len()) + 1) {
             for l in 0..1 {
-                self.digits[l].next = self.digit_sum.val().get_bits::<Y_BITS>(0);
+                if self.classic_copies.q[c + l].val() {
+                    self.digits[l].next = self.digit_sum.val().get_bits::<Y_BITS>(0);
+                }
             }
             for l in 1..self.digits.len() {
-                self.digits[l].next = 0.into();
+                if self.classic_copies.q[c + l].val() {
+                    self.digits[l].next = 0.into();
+                }
             }
         }
         self.classic.next = self.classic_r.q.val();
+        self.classic_next.next = self.classic_r.q.val();
+        self.classic_copies.d.next = self.classic_r.q.val();
+        if self.load.val() {
+            self.classic_next.next = self.classic_in.val();
+            self.classic_copies.d.next = self.classic_in.val();
+        }
         self.redc.next = self.redc_r.q.val();
         self.busy.next = self.busy_r.q.val();
         self.pending.next = self.busy_r.q.val() & (self.step.q.val() != self.step_count.q.val());
@@ -201,23 +221,32 @@ impl Logic for FoldOperands {
                 // digit_sum − 2^17 is the next carry (1) or borrow (−1).
                 self.carry.d.next = self.digit_sum.val().get_bits::<3>(17) == 2;
                 self.borrow.d.next = self.digit_sum.val().get_bits::<3>(17) == 0;
-                for j in 0..(self.a.len() - 1) {
-                    self.a[j].d.next = self.a[j + 1].q.val();
-                }
-                for j in (self.a.len() - 1)..self.a.len() {
-                    self.a[j].d.next = 0.into();
-                }
             } else {
                 // k as a loop variable: rust-hdl unrolls loops, an index may use loop variables
                 // only, and a range may not use an outer loop's variable.
                 for k in (self.digits.len())..(self.digits.len() + 1) {
                     self.carry.d.next = self.carries[k].val();
+                }
+            }
+            // A moves down a limb (classic) or k limbs.
+            for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+                for k in (self.digits.len())..(self.digits.len() + 1) {
                     for j in 0..(self.a.len() - self.digits.len()) {
                         self.a[j].d.next = self.a[j + k].q.val();
                     }
                 }
                 for j in (self.a.len() - self.digits.len())..self.a.len() {
                     self.a[j].d.next = 0.into();
+                }
+                for j in 0..(self.a.len() - 1) {
+                    if self.classic_copies.q[j / g].val() {
+                        self.a[j].d.next = self.a[j + 1].q.val();
+                    }
+                }
+                for j in (self.a.len() - 1)..self.a.len() {
+                    if self.classic_copies.q[j / g].val() {
+                        self.a[j].d.next = 0.into();
+                    }
                 }
             }
         }

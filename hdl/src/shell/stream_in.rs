@@ -1,7 +1,9 @@
 //! The request side: an AXI4-Stream slave that parses request frames ([`crate::interface`]) and
 //! dispatches them to the decryption cores.
 //!
-//! A beat is held in a buffer and its lanes are taken one word per cycle. For each frame:
+//! A beat is held in a buffer and its lanes are taken one word per cycle, the buffer shifting down
+//! a lane as each is taken (a shift, not a multiplexer of every lane: no register selects 32·lanes
+//! bits). For each frame:
 //! - the header (word 0) is checked: opcode, and the key (committed, same id). A good header waits
 //!   for a ready core and reserves it (the highest-numbered ready one) for the frame;
 //! - each limb word is checked (bits [31:17] zero) and, if a core is reserved, shifted into it;
@@ -96,7 +98,7 @@ pub struct StreamIn {
     timeout_last: Constant<Bits<TIMEOUT_BITS>>,
     malformed: Constant<Bits<STATUS_BITS>>,
     core_number: Vec<Constant<Bits<CORE_BITS>>>,
-    // The beat buffer and the lane taken next.
+    // The beat buffer (the word at hand in lane 0) and the index of the lane taken next.
     beat: Vec<DFF<Bits<LANE_BITS>>>,
     beat_full: DFF<bool>,
     beat_last: DFF<bool>,
@@ -227,11 +229,8 @@ impl Logic for StreamIn {
         }
 
         // The word at hand.
-        self.word.next = 0.into();
-        for i in 0..self.beat.len() {
-            if self.lane.q.val().index() == i {
-                self.word.next = self.beat[i].q.val();
-            }
+        for i in 0..1 {
+            self.word.next = self.beat[i].q.val();
         }
         self.last_lane.next = self.lane.q.val() == self.lane_last.val();
         self.frame_end.next =
@@ -297,6 +296,9 @@ impl Logic for StreamIn {
         self.frame_malformed.next = self.frame_done.val() & self.word_status.val().get_bit(1);
 
         if self.consume.val() {
+            for i in 0..(self.beat.len() - 1) {
+                self.beat[i].d.next = self.beat[i + 1].q.val();
+            }
             self.status.d.next = self.word_status.val();
             if self.position.q.val() != self.position_limit.val() {
                 self.position.d.next = self.position.q.val() + 1;

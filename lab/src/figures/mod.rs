@@ -184,7 +184,7 @@ const SUMMARY: [(Kind, &str); 20] = [
     (Kind::Accelerator, "projected decryptions/s, one xc7vx690t at 100 MHz"),
     (Kind::Accelerator, "longest register-to-register path, logic only"),
     (Kind::Accelerator, "at the design's clocks: conservative (1000 / 4L), plausible (1000 / 2L)"),
-    (Kind::Accelerator, "highest fanout of a register or DSP, one core (Yosys, nothing replicated)"),
+    (Kind::Accelerator, "highest fanout of a register or DSP, one core (Yosys)"),
     (Kind::Accelerator, "simulated cycles per second (Verilator)"),
     (Kind::Accelerator, "wall time per decryption in simulation"),
     (Kind::Explore, "lowest latency of the sweep"),
