@@ -108,14 +108,15 @@ class _Opened:
         key: Dict[str, Any],
         backend: str,
         *,
-        threads: Optional[int],
-        device: Optional[Union[str, "os.PathLike[str]"]],
-        socket: Optional[Union[str, "os.PathLike[str]"]],
-        queue_depth: int,
-        timeout: Optional[float],
-        cores: Optional[int],
+        threads: Optional[int] = None,
+        device: Optional[Union[str, "os.PathLike[str]"]] = None,
+        socket: Optional[Union[str, "os.PathLike[str]"]] = None,
+        queue_depth: int = 256,
+        timeout: Optional[float] = 30.0,
+        cores: Optional[int] = None,
     ) -> None:
-        """Opens ``key`` (the extension's ``key_file``, ``primes`` or ``public_n``) in ``backend``."""
+        """Opens ``key`` (the extension's ``key_file``, ``primes`` or ``public_n``) in ``backend``
+        with :class:`Decryptor`'s options."""
         self._inner = _Decryptor(
             **key,
             backend=backend,
@@ -155,19 +156,7 @@ class _Opened:
             progress: show a tqdm progress bar; by default on batches of at least
                 :data:`PROGRESS_THRESHOLD` items when stderr is a terminal and tqdm is installed.
         """
-        return self._run(list(ints), None, [], errors, progress)
-
-    def _run(
-        self,
-        ciphertexts: List[Any],
-        exponents: Optional[List[int]],
-        refused: Sequence[Tuple[int, BaseException]],
-        errors: str,
-        progress: Optional[bool],
-    ) -> List[Any]:
-        """The batch's values (``None`` for a bad item), or :class:`BatchError` with
-        ``errors="raise"``."""
-        results, failures = self._batch(ciphertexts, exponents, refused, errors, progress)
+        results, failures = self._batch(list(ints), None, [], errors, progress)
         _raise_failures(failures, results, errors)
         return results
 
@@ -346,7 +335,9 @@ class Decryptor(_Opened):
             refused.append((i, error))
             ciphertexts.append(None)
             exponents.append(0)
-        return self._run(ciphertexts, exponents, refused, errors, progress)
+        results, failures = self._batch(ciphertexts, exponents, refused, errors, progress)
+        _raise_failures(failures, results, errors)
+        return results
 
     def decrypt_numpy(self, array: Any, *, errors: str = "raise", progress: Optional[bool] = None) -> Any:
         """:meth:`decrypt` for a numpy object array of ``EncryptedNumber``: an object array of the

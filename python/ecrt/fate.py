@@ -27,10 +27,9 @@ exist for CPython 3.11 on x86_64 Linux).
 
 from __future__ import annotations
 
-import os
 import re
 import struct
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import _Opened, _raise_failures
 
@@ -189,8 +188,8 @@ class Decryptor(_Opened):
             ints it returns). It is validated as :class:`ecrt.Decryptor` validates a key (p·q = n,
             p ≠ q, both prime). With ``backend="service"``, the service holds the private key: a
             ``PK`` or its state is enough, and of an ``SK`` only n is sent.
-        backend, threads, device, socket, queue_depth, timeout, cores: as for
-            :class:`ecrt.Decryptor`.
+        backend: as for :class:`ecrt.Decryptor`, and so are the ``options``: ``threads``,
+            ``device``, ``socket``, ``queue_depth``, ``timeout`` and ``cores``.
 
     Raises:
         ImportError: fate_utils is not installed.
@@ -201,18 +200,7 @@ class Decryptor(_Opened):
     A context manager. Neither its repr nor any error shows the key's secrets.
     """
 
-    def __init__(
-        self,
-        key: Any,
-        backend: str = "cpu",
-        *,
-        threads: Optional[int] = None,
-        device: Optional[Union[str, "os.PathLike[str]"]] = None,
-        socket: Optional[Union[str, "os.PathLike[str]"]] = None,
-        queue_depth: int = 256,
-        timeout: Optional[float] = 30.0,
-        cores: Optional[int] = None,
-    ) -> None:
+    def __init__(self, key: Any, backend: str = "cpu", **options: Any) -> None:
         self._public_key, n, primes = _key_of(key)
         if backend == "service":
             opened: Dict[str, Any] = {"public_n": n}  # the service holds the private key
@@ -220,16 +208,7 @@ class Decryptor(_Opened):
             raise ValueError(f'the {backend} backend needs the private key (a fate_utils SK); a PK opens backend="service"')
         else:
             opened = {"primes": (n, *primes)}
-        self._open(
-            opened,
-            backend,
-            threads=threads,
-            device=device,
-            socket=socket,
-            queue_depth=queue_depth,
-            timeout=timeout,
-            cores=cores,
-        )
+        self._open(opened, backend, **options)
 
     @property
     def public_key(self) -> Any:

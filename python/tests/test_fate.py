@@ -15,17 +15,11 @@ import ecrt
 import ecrt.fate
 import pytest
 
-from conftest import Service, private_key_of, vectors
+from conftest import Service, private_key_of, require_fate_utils, vectors
 
-try:
-    import numpy as np
-    from fate_utils import paillier
-except ImportError as error:  # no wheel for this Python or machine: PyPI has CPython 3.11 on x86_64
-    pytest.skip(
-        f"ecrt.fate's tests need fate_utils ({error}): pip install fate-utils, whose wheels are for "
-        "CPython 3.11 on x86_64 Linux only (scripts/python-venv installs it where one exists)",
-        allow_module_level=True,
-    )
+require_fate_utils("ecrt.fate's tests")
+import numpy as np  # noqa: E402 (fate_utils needs numpy)
+from fate_utils import paillier  # noqa: E402
 
 # 4096 bits: fate_utils takes about 30 ms a decryption, so fewer values.
 SIZES = [(1024, 40), (2048, 40), (3072, 16), (4096, 8)]
