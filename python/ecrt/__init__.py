@@ -38,6 +38,8 @@ PROGRESS_THRESHOLD = 2048
 
 KeySource = Union["os.PathLike[str]", str, Any]
 _Self = TypeVar("_Self", bound="_Opened")
+# The options of a backend, as Decryptor takes them.
+_OPTIONS = ("threads", "device", "socket", "queue_depth", "timeout", "cores")
 
 # Exponents the decoder takes (phe's are small: -32 for its floats); beyond them, 16**e is absurd.
 _MAX_EXPONENT = 2**63
@@ -103,29 +105,23 @@ class _Opened:
 
     _inner: _Decryptor
 
-    def _open(
-        self,
-        key: Dict[str, Any],
-        backend: str,
-        *,
-        threads: Optional[int] = None,
-        device: Optional[Union[str, "os.PathLike[str]"]] = None,
-        socket: Optional[Union[str, "os.PathLike[str]"]] = None,
-        queue_depth: int = 256,
-        timeout: Optional[float] = 30.0,
-        cores: Optional[int] = None,
-    ) -> None:
+    def _open(self, key: Dict[str, Any], backend: str, **options: Any) -> None:
         """Opens ``key`` (the extension's ``key_file``, ``primes`` or ``public_n``) in ``backend``
-        with :class:`Decryptor`'s options."""
+        with :class:`Decryptor`'s options (``threads``, ``device``, ``socket``, ``queue_depth``,
+        ``timeout``, ``cores``)."""
+        for name in options:
+            if name not in _OPTIONS:
+                raise TypeError(f"unexpected option {name!r}: the options are {', '.join(_OPTIONS)}")
+        device = options.pop("device", None)
+        socket = options.pop("socket", None)
+        timeout = options.pop("timeout", 30.0)
         self._inner = _Decryptor(
             **key,
             backend=backend,
-            threads=threads,
             device=None if device is None else os.fspath(device),
             socket=os.fspath(socket) if socket is not None else _default_socket() if backend == "service" else None,
-            queue_depth=queue_depth,
             timeout=timeout if backend in ("xdma", "service") else None,
-            cores=cores,
+            **options,
         )
 
     @property

@@ -256,6 +256,8 @@ def test_bad_keys_and_arguments_raise_without_a_secret() -> None:
         ecrt.fate.Decryptor(pk)
     with pytest.raises(ValueError, match='backend must be "cpu", "sim", "xdma" or "service"'):
         ecrt.fate.Decryptor(sk, backend="gpu")
+    with pytest.raises(TypeError, match="unexpected option 'thread': the options are threads, device"):
+        ecrt.fate.Decryptor(sk, thread=2)
 
     with ecrt.fate.Decryptor(sk) as decryptor:
         text = repr(decryptor) + str(vars(decryptor))
