@@ -4,6 +4,7 @@ fate_utils' decrypt_to_encoded gives; the sim and service backends; the errors."
 
 from __future__ import annotations
 
+import json
 import math
 import pickle
 import random
@@ -12,6 +13,7 @@ import struct
 from typing import Any, List, Tuple
 
 import ecrt
+import ecrt.bench
 import ecrt.fate
 import pytest
 
@@ -300,3 +302,27 @@ def test_the_service_decrypts_with_the_public_key_alone(bits: int, ecrt_service:
             ct = pk.encrypt_encoded_scalar(coder.encode_f64(-6.5), True)
             assert coder.decode_f64(decryptor.decrypt_to_encoded_scalar(ct)) == -6.5
     assert ecrt_service.decryptions() - before == 3 * 25
+
+
+def test_the_benchmark_writes_the_report_the_figures_page_reads(tmp_path: Any) -> None:
+    # python -m ecrt.bench --fate: the same keys whatever --threads is (lab/src/python_bench.rs,
+    # FateReport, reads them), each pass checked against fate_utils' own result.
+    out = tmp_path / "fate.json"
+    args = ["--fate", "--bits", "1024", "--count", "5", "--rounds", "1", "--threads", "3", "--json", str(out)]
+    assert ecrt.bench.main(args) == 0
+    report = json.loads(out.read_text())
+    passes = ["fate_utils_1_thread", "fate_utils_all_processes", "ecrt_1_thread", "ecrt_all_threads"]
+    assert report["tool"] == "python -m ecrt.bench --fate"
+    assert (report["key_bits"], report["count"], report["rounds"], report["threads"]) == (1024, 5, 1, 3)
+    for key in ("passes", "median_pass_s", "per_decryption_us"):
+        assert sorted(report[key]) == sorted(passes)
+    for key in (
+        "ratio_ecrt_1_thread_to_fate_utils_1_thread",
+        "ratio_ecrt_all_threads_to_fate_utils_1_thread",
+        "ratio_ecrt_all_threads_to_fate_utils_all_processes",
+        "thread_scaling",
+        "process_scaling_fate_utils",
+        "key_open_ms",
+    ):
+        assert report[key] > 0
+    assert report["verified"] == 5
