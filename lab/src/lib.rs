@@ -7,7 +7,7 @@
 //! Pareto plot ([`explore`], [`point`], [`pareto_plot`]), and docs/figures.md rendered from the
 //! measurement records ([`figures`]). Each report is a struct beside its writer, which the figures
 //! page reads back ([`report`] holds what they share; [`python_bench`] the Python package's
-//! report). Each tool's flags ([`args`] for the shared ones) are clap's, so that the `ecrt`
+//! reports). Each tool's flags ([`args`] for the shared ones) are clap's, so that the `ecrt`
 //! command only lists them.
 
 pub mod args;

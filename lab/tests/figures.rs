@@ -69,6 +69,16 @@ fn every_record_reads_as_its_kind() {
     let error = format!("{:#}", ecrt_lab::figures::load(bad.path()).unwrap_err());
     assert!(error.contains("docs/figures/cpu-2048.json") && error.contains("bench-cpu"), "{error}");
     std::fs::remove_file(bad.path().join("cpu-2048.json")).unwrap();
+    // A FATE bench report whose passes are not the four fixed ones (as a --threads in a pass's name).
+    let mut fate: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("fate-2048.json")).unwrap()).unwrap();
+    let passes = fate["per_decryption_us"].as_object_mut().unwrap();
+    let all = passes.remove("ecrt_all_threads").unwrap();
+    passes.insert("ecrt_2_threads".into(), all);
+    std::fs::write(bad.path().join("fate-2048.json"), fate.to_string()).unwrap();
+    let error = format!("{:#}", ecrt_lab::figures::load(bad.path()).unwrap_err());
+    assert!(error.contains("docs/figures/fate-2048.json") && error.contains("ecrt_all_threads"), "{error}");
+    std::fs::remove_file(bad.path().join("fate-2048.json")).unwrap();
     let recorded = r#"{"records": [{"name": "old-host", "kind": "bench-xdma", "report": {"backend": "xdma"}}]}"#;
     std::fs::write(bad.path().join("recorded.json"), recorded).unwrap();
     let error = format!("{:#}", ecrt_lab::figures::load(bad.path()).unwrap_err());

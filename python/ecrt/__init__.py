@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
 
 from ._ecrt import MAX_QUEUE_DEPTH, DeviceError, _Decryptor
 
@@ -37,6 +37,9 @@ __all__ = [
 PROGRESS_THRESHOLD = 2048
 
 KeySource = Union["os.PathLike[str]", str, Any]
+_Self = TypeVar("_Self", bound="_Opened")
+# The options of a backend, as Decryptor takes them.
+_OPTIONS = ("threads", "device", "socket", "queue_depth", "timeout", "cores")
 
 # Exponents the decoder takes (phe's are small: -32 for its floats); beyond them, 16**e is absurd.
 _MAX_EXPONENT = 2**63
@@ -95,7 +98,117 @@ def _phe() -> Any:
     return phe
 
 
-class Decryptor:
+class _Opened:
+    """A key opened in a backend of the extension: what :class:`Decryptor` and
+    :class:`ecrt.fate.Decryptor` share (the backend's options, raw decryption, batches with
+    per-item errors and a progress bar, closing, a repr without secrets)."""
+
+    _inner: _Decryptor
+
+    def _open(self, key: Dict[str, Any], backend: str, **options: Any) -> None:
+        """Opens ``key`` (the extension's ``key_file``, ``primes`` or ``public_n``) in ``backend``
+        with :class:`Decryptor`'s options (``threads``, ``device``, ``socket``, ``queue_depth``,
+        ``timeout``, ``cores``)."""
+        for name in options:
+            if name not in _OPTIONS:
+                raise TypeError(f"unexpected option {name!r}: the options are {', '.join(_OPTIONS)}")
+        device = options.pop("device", None)
+        socket = options.pop("socket", None)
+        timeout = options.pop("timeout", 30.0)
+        self._inner = _Decryptor(
+            **key,
+            backend=backend,
+            device=None if device is None else os.fspath(device),
+            socket=os.fspath(socket) if socket is not None else _default_socket() if backend == "service" else None,
+            timeout=timeout if backend in ("xdma", "service") else None,
+            **options,
+        )
+
+    @property
+    def n(self) -> int:
+        """The public modulus."""
+        return self._inner.n
+
+    @property
+    def backend(self) -> str:
+        """The backend's name: ``"cpu"``, ``"sim"``, ``"xdma"`` or ``"service"``."""
+        return self._inner.backend
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has run."""
+        return self._inner.closed
+
+    def raw_decrypt(
+        self, ints: Iterable[int], *, errors: str = "raise", progress: Optional[bool] = None
+    ) -> List[Optional[int]]:
+        """Decrypts raw ciphertexts (ints 0 < c < n²) to raw plaintexts (ints mod n), as phe's
+        ``PaillierPrivateKey.raw_decrypt``.
+
+        Args:
+            ints: the ciphertexts.
+            errors: ``"raise"`` raises :class:`BatchError` if any item fails; ``"none"`` gives
+                ``None`` in its place.
+            progress: show a tqdm progress bar; by default on batches of at least
+                :data:`PROGRESS_THRESHOLD` items when stderr is a terminal and tqdm is installed.
+        """
+        results, failures = self._batch(list(ints), None, [], errors, progress)
+        _raise_failures(failures, results, errors)
+        return results
+
+    def _batch(
+        self,
+        ciphertexts: List[Any],
+        exponents: Optional[List[int]],
+        refused: Sequence[Tuple[int, BaseException]],
+        errors: str,
+        progress: Optional[bool],
+    ) -> Tuple[List[Any], Dict[int, BaseException]]:
+        """Runs a batch through the backend: one value per item (``None`` for a bad one) and the
+        exception of each bad item by index, ``refused`` (items refused before the backend, given
+        as ``None``) among them."""
+        if errors not in ("raise", "none"):
+            raise ValueError(f'errors must be "raise" or "none", not {errors!r}')
+        bar = _progress_bar(len(ciphertexts), progress)
+        try:
+            report = None if bar is None else _reporter(bar)
+            results = self._inner.run(ciphertexts, exponents, report)
+        finally:
+            if bar is not None:
+                bar.close()
+        failures = {i: e for i, e in refused}
+        for i, r in enumerate(results):
+            if type(r) is tuple:
+                kind, reason = r
+                if i not in failures:
+                    failures[i] = _EXCEPTIONS[kind](reason)
+                results[i] = None
+        return results, failures
+
+    def close(self) -> None:
+        """Waits for the items in flight and releases the backend. Idempotent."""
+        self._inner.close()
+
+    def __enter__(self: _Self) -> _Self:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        name = f"{type(self).__module__}.{type(self).__qualname__}"
+        return f"<{name} backend={self.backend!r} key_bits={self.n.bit_length()} {state}>"
+
+
+def _raise_failures(failures: Dict[int, BaseException], results: List[Any], errors: str) -> None:
+    """Raises :class:`BatchError` for the failed items when ``errors="raise"``."""
+    if failures and errors == "raise":
+        bad = [ItemError(i, str(e), e) for i, e in sorted(failures.items())]
+        raise BatchError(bad, results)
+
+
+class Decryptor(_Opened):
     """A Paillier private key opened in a backend, ready to decrypt batches.
 
     Args:
@@ -156,21 +269,16 @@ class Decryptor:
                     f"not {type(private_key).__name__}"
                 ) from None
             self._public_key = private_key.public_key
-        self._inner = _Decryptor(
-            **key,
-            backend=backend,
+        self._open(
+            key,
+            backend,
             threads=threads,
-            device=None if device is None else os.fspath(device),
-            socket=os.fspath(socket) if socket is not None else _default_socket() if backend == "service" else None,
+            device=device,
+            socket=socket,
             queue_depth=queue_depth,
-            timeout=timeout if backend in ("xdma", "service") else None,
+            timeout=timeout,
             cores=cores,
         )
-
-    @property
-    def n(self) -> int:
-        """The public modulus."""
-        return self._inner.n
 
     @property
     def public_key(self) -> Any:
@@ -181,16 +289,6 @@ class Decryptor:
                 raise ImportError("public_key needs python-paillier: pip install phe")
             self._public_key = phe.PaillierPublicKey(self.n)
         return self._public_key
-
-    @property
-    def backend(self) -> str:
-        """The backend's name: ``"cpu"``, ``"sim"``, ``"xdma"`` or ``"service"``."""
-        return self._inner.backend
-
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` has run."""
-        return self._inner.closed
 
     def decrypt(
         self, numbers: Iterable[Any], *, errors: str = "raise", progress: Optional[bool] = None
@@ -233,14 +331,9 @@ class Decryptor:
             refused.append((i, error))
             ciphertexts.append(None)
             exponents.append(0)
-        return self._run(ciphertexts, exponents, refused, errors, progress)
-
-    def raw_decrypt(
-        self, ints: Iterable[int], *, errors: str = "raise", progress: Optional[bool] = None
-    ) -> List[Optional[int]]:
-        """Decrypts raw ciphertexts (ints 0 < c < n²) to raw plaintexts (ints mod n), as phe's
-        ``PaillierPrivateKey.raw_decrypt``; ``errors`` and ``progress`` as for :meth:`decrypt`."""
-        return self._run(list(ints), None, [], errors, progress)
+        results, failures = self._batch(ciphertexts, exponents, refused, errors, progress)
+        _raise_failures(failures, results, errors)
+        return results
 
     def decrypt_numpy(self, array: Any, *, errors: str = "raise", progress: Optional[bool] = None) -> Any:
         """:meth:`decrypt` for a numpy object array of ``EncryptedNumber``: an object array of the
@@ -255,48 +348,6 @@ class Decryptor:
         out[:] = values
         return out.reshape(array.shape)
 
-    def _run(
-        self,
-        ciphertexts: List[Any],
-        exponents: Optional[List[int]],
-        refused: Sequence[Tuple[int, BaseException]],
-        errors: str,
-        progress: Optional[bool],
-    ) -> List[Any]:
-        if errors not in ("raise", "none"):
-            raise ValueError(f'errors must be "raise" or "none", not {errors!r}')
-        bar = _progress_bar(len(ciphertexts), progress)
-        try:
-            report = None if bar is None else _reporter(bar)
-            results = self._inner.run(ciphertexts, exponents, report)
-        finally:
-            if bar is not None:
-                bar.close()
-        failures = {i: e for i, e in refused}
-        for i, r in enumerate(results):
-            if type(r) is tuple:
-                kind, reason = r
-                if i not in failures:
-                    failures[i] = _EXCEPTIONS[kind](reason)
-                results[i] = None
-        if failures and errors == "raise":
-            bad = [ItemError(i, str(e), e) for i, e in sorted(failures.items())]
-            raise BatchError(bad, results)
-        return results
-
-    def close(self) -> None:
-        """Waits for the items in flight and releases the backend. Idempotent."""
-        self._inner.close()
-
-    def __enter__(self) -> "Decryptor":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        state = "closed" if self.closed else "open"
-        return f"<ecrt.Decryptor backend={self.backend!r} key_bits={self.n.bit_length()} {state}>"
 
 
 def decrypt(private_key: KeySource, numbers: Iterable[Any], **options: Any) -> List[Any]:

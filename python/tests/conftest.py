@@ -174,3 +174,16 @@ def secrets_of(key: phe.PaillierPrivateKey) -> list:
     """p, q and λ as text would show them: decimal and hex."""
     lam = (key.p - 1) * (key.q - 1) // __import__("math").gcd(key.p - 1, key.q - 1)
     return [f(v) for v in (key.p, key.q, lam) for f in (str, hex, lambda x: format(x, "x"))]
+
+
+def require_fate_utils(what: str) -> None:
+    """Skips the calling test module, saying why, where fate_utils cannot be imported: PyPI has
+    its wheels for CPython 3.11 on x86_64 Linux only."""
+    try:
+        import fate_utils  # noqa: F401
+    except ImportError as error:
+        pytest.skip(
+            f"{what} needs fate_utils ({error}): pip install fate-utils, whose wheels are for CPython 3.11 "
+            "on x86_64 Linux only (scripts/python-venv installs it where one exists)",
+            allow_module_level=True,
+        )

@@ -58,10 +58,12 @@ pub enum Kind {
     Cpu,
     /// `python -m ecrt.bench`: the Python package against phe, in one Python process.
     Python,
+    /// `python -m ecrt.bench --fate`: `ecrt.fate` against FATE's fate_utils, in one Python process.
+    Fate,
 }
 
 impl Kind {
-    const ALL: [Kind; 8] = [
+    const ALL: [Kind; 9] = [
         Kind::Accelerator,
         Kind::Explore,
         Kind::Estimate,
@@ -70,6 +72,7 @@ impl Kind {
         Kind::Host,
         Kind::Cpu,
         Kind::Python,
+        Kind::Fate,
     ];
 
     /// The name recorded.json uses.
@@ -83,6 +86,7 @@ impl Kind {
             Kind::Host => "bench-xdma",
             Kind::Cpu => "bench-cpu",
             Kind::Python => "bench-python",
+            Kind::Fate => "bench-fate",
         }
     }
 
@@ -104,6 +108,7 @@ impl Kind {
             _ if report.get("multipliers").is_some() => Some(Kind::Multiplier),
             _ if report["tool"] == crate::explore::TOOL => Some(Kind::Explore),
             _ if report["tool"] == crate::python_bench::TOOL => Some(Kind::Python),
+            _ if report["tool"] == crate::python_bench::FATE_TOOL => Some(Kind::Fate),
             _ if report.get("verilog_sha256").is_some() => Some(Kind::Estimate),
             _ => None,
         }
@@ -119,6 +124,7 @@ impl Kind {
             Kind::Host => "Host overhead",
             Kind::Cpu => "The CPU backend against phe",
             Kind::Python => "The Python package against phe",
+            Kind::Fate => "The Python package against FATE's fate_utils",
         }
     }
 
@@ -164,6 +170,14 @@ impl Kind {
                  thread and on all (the cpu backend), every pass's values checked against phe's; ratios below 1 \
                  mean ecrt is faster. Opening a key includes its checks (p·q = n, p ≠ q, both prime)."
             }
+            Kind::Fate => {
+                "`python -m ecrt.bench --fate`: in one Python process, on one `CiphertextVector` of floats \
+                 encoded by fate_utils' `Coder`, interleaved passes of fate_utils' `sk.decrypt_to_encoded` on \
+                 one thread (it holds the GIL) and in a pool of one process per thread (one slice each, the key \
+                 opened in each beforehand), and of `ecrt.fate.Decryptor(sk).decrypt_to_encoded` on one thread \
+                 and on all (the cpu backend), every pass's result checked against fate_utils' bit for bit; \
+                 ratios below 1 mean ecrt is faster."
+            }
         }
     }
 }
@@ -175,7 +189,7 @@ pub fn render(dir: &Path) -> anyhow::Result<String> {
 
 /// The figures the README and docs/architecture.md point to: (kind, row), each taken from the
 /// first 2048-bit record of its kind that has it.
-const SUMMARY: [(Kind, &str); 20] = [
+const SUMMARY: [(Kind, &str); 23] = [
     (Kind::Accelerator, "latency, idle pipeline, first input beat to last output beat"),
     (Kind::Accelerator, "cycles per decryption, steady state, per core"),
     (Kind::Accelerator, "DSP48E1 / LUT / FF / LUTRAM / BRAM36 (Yosys estimate)"),
@@ -196,6 +210,9 @@ const SUMMARY: [(Kind, &str); 20] = [
     (Kind::Cpu, "ecrt eCRT, one thread / phe decrypt"),
     (Kind::Python, "ecrt.Decryptor, one thread / phe decrypt"),
     (Kind::Python, "opening a key from a JWK file"),
+    (Kind::Fate, "ecrt.fate.Decryptor, one thread / fate_utils, one thread"),
+    (Kind::Fate, "ecrt.fate.Decryptor, all threads / fate_utils, one thread"),
+    (Kind::Fate, "ecrt.fate.Decryptor, all threads / fate_utils, all processes"),
 ];
 
 /// The summary: for each figure of [`SUMMARY`], the newest 2048-bit record that has it, as
@@ -337,6 +354,7 @@ mod tests {
         assert_eq!(Kind::of_report(&serde_json::json!({"backend": "xdma"})), Some(Kind::Host));
         assert_eq!(Kind::of_report(&serde_json::json!({"backend": "cpu"})), Some(Kind::Cpu));
         assert_eq!(Kind::of_report(&serde_json::json!({"tool": "python -m ecrt.bench"})), Some(Kind::Python));
+        assert_eq!(Kind::of_report(&serde_json::json!({"tool": "python -m ecrt.bench --fate"})), Some(Kind::Fate));
         assert_eq!(Kind::of_report(&serde_json::json!({"multiplications_per_exponentiation": 1})), Some(Kind::ModExp));
         assert_eq!(Kind::of_report(&serde_json::json!({"multipliers": []})), Some(Kind::Multiplier));
         assert_eq!(Kind::of_report(&serde_json::json!({"verilog_sha256": "ab"})), Some(Kind::Estimate));

@@ -9,7 +9,7 @@ use crate::estimate::EstimateReport;
 use crate::explore::ExploreReport;
 use crate::modexp_bench::ModExpReport;
 use crate::multiplier_bench::MultiplierReport;
-use crate::python_bench::PythonReport;
+use crate::python_bench::{FateReport, PythonReport};
 use crate::report::Figure;
 use anyhow::Context;
 use num_traits::ToPrimitive;
@@ -31,6 +31,7 @@ pub enum Report {
     Host(HostReport),
     Cpu(CpuReport),
     Python(PythonReport),
+    Fate(FateReport),
 }
 
 impl Report {
@@ -48,6 +49,7 @@ impl Report {
             Kind::Host => as_(value, Report::Host),
             Kind::Cpu => as_(value, Report::Cpu),
             Kind::Python => as_(value, Report::Python),
+            Kind::Fate => as_(value, Report::Fate),
         }
     }
 
@@ -62,6 +64,7 @@ impl Report {
             Report::Host(_) => Kind::Host,
             Report::Cpu(_) => Kind::Cpu,
             Report::Python(_) => Kind::Python,
+            Report::Fate(_) => Kind::Fate,
         }
     }
 
@@ -79,6 +82,7 @@ impl Report {
             Report::Host(r) => lo(&r.key_bits),
             Report::Cpu(r) => lo(&r.key_bits),
             Report::Python(r) => lo(&r.key_bits),
+            Report::Fate(r) => lo(&r.key_bits),
         }
     }
 }

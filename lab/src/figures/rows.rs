@@ -13,7 +13,7 @@ use crate::explore::ExploreReport;
 use crate::modexp_bench::ModExpReport;
 use crate::multiplier_bench::MultiplierReport;
 use crate::point::Point;
-use crate::python_bench::PythonReport;
+use crate::python_bench::{FateReport, PythonReport};
 use crate::report::{ConfigFigures, Figure};
 use ecrt_contract::config::ExponentSchedule;
 use ecrt_sim::EstimateMethod;
@@ -48,6 +48,7 @@ pub(super) fn rows(r: &Record) -> Vec<Row> {
         Report::Host(r) => host_rows(r),
         Report::Cpu(r) => cpu_rows(r),
         Report::Python(r) => python_rows(r),
+        Report::Fate(r) => fate_rows(r),
     };
     rows.extend(r.extra.iter().map(|(figure, value)| row(figure, value.clone())));
     rows
@@ -570,13 +571,19 @@ fn host_rows(r: &HostReport) -> Vec<Row> {
     rows
 }
 
-/// The setup of a bench against phe: key size, passes, threads, and whether phe had gmpy2.
-fn phe_bench_setup(key_bits: Val, count_rounds: Option<(Val, Val)>, threads: Option<Val>, gmpy2: Option<bool>) -> Row {
+/// Whether phe had gmpy2, as a bench's setup says it.
+fn phe_gmpy2(gmpy2: bool) -> String {
+    if gmpy2 { "phe with gmpy2" } else { "phe without gmpy2" }.into()
+}
+
+/// The setup of a bench against another library: key size, passes, threads, and the library
+/// (which phe: whether it had gmpy2).
+fn bench_setup(key_bits: Val, count_rounds: Option<(Val, Val)>, threads: Option<Val>, library: Option<String>) -> Row {
     let setup: Vec<String> = [
         Some(format!("{}-bit key", bits(key_bits))),
         count_rounds.map(|(c, n)| format!("{} ciphertexts × {} rounds", int(c), int(n))),
         threads.map(|v| format!("{} threads", int(v))),
-        gmpy2.map(|g| if g { "phe with gmpy2".to_string() } else { "phe without gmpy2".into() }),
+        library,
     ]
     .into_iter()
     .flatten()
@@ -586,7 +593,7 @@ fn phe_bench_setup(key_bits: Val, count_rounds: Option<(Val, Val)>, threads: Opt
 
 fn cpu_rows(r: &CpuReport) -> Vec<Row> {
     let count_rounds = val(&r.count).zip(val(&r.rounds));
-    let mut rows = vec![phe_bench_setup(Val::of(&r.key_bits), count_rounds, val(&r.threads), r.phe_gmpy2)];
+    let mut rows = vec![bench_setup(Val::of(&r.key_bits), count_rounds, val(&r.threads), r.phe_gmpy2.map(phe_gmpy2))];
     let times = r.us_per_decryption.as_ref();
     let time = |f: fn(&crate::bench::cpu::CpuTimes) -> &Option<Figure<f64>>| times.and_then(|t| val(f(t)));
     let (ecrt, golden) = (time(|t| &t.ecrt_cpu_ecrt_1_thread), time(|t| &t.golden_num_bigint_ecrt_1_thread));
@@ -631,7 +638,7 @@ fn key_open_row(figure: &str, v: Val) -> Row {
 fn python_rows(r: &PythonReport) -> Vec<Row> {
     let threads = Val::of(&r.threads);
     let count_rounds = Some((Val::of(&r.count), Val::of(&r.rounds)));
-    let mut rows = vec![phe_bench_setup(Val::of(&r.key_bits), count_rounds, Some(threads), Some(r.gmpy2))];
+    let mut rows = vec![bench_setup(Val::of(&r.key_bits), count_rounds, Some(threads), Some(phe_gmpy2(r.gmpy2)))];
     let all = format!("ecrt_{}_threads", int(threads));
     for (pass, label) in
         [("phe", "phe decrypt"), ("ecrt_1_thread", "ecrt.Decryptor, one thread"), (&all, "ecrt.Decryptor, all threads")]
@@ -644,17 +651,57 @@ fn python_rows(r: &PythonReport) -> Vec<Row> {
     let target = format!("≤ {TARGET_PYTHON_RATIO}: {}", against(v, TARGET_PYTHON_RATIO, true));
     rows.push(with_target("ecrt.Decryptor, one thread / phe decrypt", dec(v, 3), target));
     rows.push(row("ecrt.Decryptor, all threads / phe decrypt", dec(Val::of(&r.ratio_ecrt_all_threads_to_phe), 3)));
-    let v = Val::of(&r.thread_scaling);
-    let target = if threads.lo == 2.0 {
-        format!("≥ {TARGET_TWO_THREAD_SCALING}×: {}", against(v, TARGET_TWO_THREAD_SCALING, false))
-    } else {
-        String::new()
-    };
-    rows.push(with_target("throughput, all threads / one", format!("{}×", dec(v, 2)), target));
+    rows.push(thread_scaling_row("throughput, all threads / one", Val::of(&r.thread_scaling), threads));
     for (v, label) in
         [(&r.key_open_ms.phe_object, "from a phe PaillierPrivateKey"), (&r.key_open_ms.jwk_file, "from a JWK file")]
     {
         rows.push(key_open_row(&format!("opening a key {label}"), Val::of(v)));
     }
+    rows
+}
+
+/// The Python package's throughput on all threads over one, against its target on two threads.
+fn thread_scaling_row(figure: &str, v: Val, threads: Val) -> Row {
+    let target = if threads.lo == 2.0 {
+        format!("≥ {TARGET_TWO_THREAD_SCALING}×: {}", against(v, TARGET_TWO_THREAD_SCALING, false))
+    } else {
+        String::new()
+    };
+    with_target(figure, format!("{}×", dec(v, 2)), target)
+}
+
+fn fate_rows(r: &FateReport) -> Vec<Row> {
+    let threads = Val::of(&r.threads);
+    let count_rounds = Some((Val::of(&r.count), Val::of(&r.rounds)));
+    let library = format!("fate_utils {}", r.fate_utils_version);
+    let mut rows = vec![bench_setup(Val::of(&r.key_bits), count_rounds, Some(threads), Some(library))];
+    let us = &r.per_decryption_us;
+    for (v, label) in [
+        (&us.fate_utils_1_thread, "fate_utils `sk.decrypt_to_encoded`, one thread"),
+        (&us.fate_utils_all_processes, "fate_utils, all processes (one slice each)"),
+        (&us.ecrt_1_thread, "ecrt.fate.Decryptor, one thread"),
+        (&us.ecrt_all_threads, "ecrt.fate.Decryptor, all threads"),
+    ] {
+        rows.push(row(&format!("{label}, µs per decryption"), dec(Val::of(v), 1)));
+    }
+    for (v, label) in [
+        (&r.ratio_ecrt_1_thread_to_fate_utils_1_thread, "ecrt.fate.Decryptor, one thread / fate_utils, one thread"),
+        (&r.ratio_ecrt_all_threads_to_fate_utils_1_thread, "ecrt.fate.Decryptor, all threads / fate_utils, one thread"),
+        (
+            &r.ratio_ecrt_all_threads_to_fate_utils_all_processes,
+            "ecrt.fate.Decryptor, all threads / fate_utils, all processes",
+        ),
+    ] {
+        rows.push(row(label, dec(Val::of(v), 3)));
+    }
+    rows.push(thread_scaling_row(
+        "throughput, ecrt.fate.Decryptor, all threads / one",
+        Val::of(&r.thread_scaling),
+        threads,
+    ));
+    let v = Val::of(&r.process_scaling_fate_utils);
+    rows.push(row("throughput, fate_utils, all processes / one thread", format!("{}×", dec(v, 2))));
+    rows.push(key_open_row("opening a key from a fate_utils SK", Val::of(&r.key_open_ms)));
+    rows.push(row("decryptions checked against fate_utils', bit for bit", int(Val::one(r.verified as f64))));
     rows
 }
