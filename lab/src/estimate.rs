@@ -71,8 +71,8 @@ pub struct EstimateReport {
     pub clock_capped_by: Option<String>,
     pub critical_path: Option<Vec<PathStep>>,
     pub critical_path_summary: Option<String>,
-    /// The register- and DSP-driven nets with the most loads in one full-width core (Yosys,
-    /// nothing replicated), and the highest of them; null with `--no-fanout`.
+    /// The register- and DSP-driven nets with the most loads in one full-width core (Yosys; the
+    /// logic-driven ones apart), and the highest of them; null with `--no-fanout`.
     #[serde(default)]
     pub fanout: Option<FanoutReport>,
     #[serde(default)]
@@ -160,11 +160,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             println!("  {t}");
         }
         if let Some(f) = &fanout {
-            println!(
-                "Highest fanout of a register or DSP, one {}-bit core (Yosys, nothing replicated):",
-                config.key_bits
-            );
+            println!("Highest fanout of a register or DSP, one {}-bit core (Yosys):", config.key_bits);
             for net in f.nets.iter().take(FANOUT_ROWS) {
+                println!("  {:>6}  {:<7} {}", net.loads, net.driver_type, net.net);
+            }
+            println!("Highest fanout of logic (LUT, MUXF7/F8) driven nets, not bounded by copies:");
+            for net in f.logic_nets.iter().take(3) {
                 println!("  {:>6}  {:<7} {}", net.loads, net.driver_type, net.net);
             }
         }
