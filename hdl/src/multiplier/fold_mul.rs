@@ -194,7 +194,7 @@ impl FoldMul {
             ph_quotient: Toggles::new(2),
             ph_windows: Toggles::new(copies(windows)),
             ph_limbs: Toggles::new(copies(modulus_limbs)),
-            ph_columns: Toggles::new(columns),
+            ph_columns: Toggles::new(columns - 1),
             ph_result: Toggles::new(copies(operand_limbs)),
             classic0_limbs: Replicas::new(copies(modulus_limbs)),
             classic1_limbs: Replicas::new(copies(modulus_limbs)),
