@@ -110,6 +110,11 @@ pub struct FoldMul {
     // Stage 2 writes slot 0's (1's) T in the next cycle, per LIMBS_PER_COPY columns.
     write0: Replicas<bool>,
     write1: Replicas<bool>,
+    // Slot 0's (1's) T is cleared in the next cycle, the one after its start: its first stage 1
+    // is a cycle later still, and nothing writes it meanwhile (its previous multiplication is
+    // done). A copy per LIMBS_PER_COPY columns, where the start's own net would reach all of T.
+    clear0: Replicas<bool>,
+    clear1: Replicas<bool>,
     operands0: FoldOperands,
     operands1: FoldOperands,
     // a·b product (l, w) at index l·W + w (W windows of B), cut into pieces; loop product (l, i)
@@ -203,6 +208,8 @@ impl FoldMul {
             classic_low: Replicas::new(k),
             write0: Replicas::new(copies(columns)),
             write1: Replicas::new(copies(columns)),
+            clear0: Replicas::new(copies(columns)),
+            clear1: Replicas::new(copies(columns)),
             operands0: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
             operands1: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
             ab: many(k * windows),
@@ -282,7 +289,9 @@ impl Logic for FoldMul {
             classic_result,
             classic_low,
             write0,
-            write1
+            write1,
+            clear0,
+            clear1
         );
         for j in 0..self.t0.len() {
             self.t0[j].clock.next = self.clock.val();
@@ -585,7 +594,8 @@ impl Logic for FoldMul {
             }
         }
 
-        // Start: load slot ph's operands and clear its T (its previous result shows this cycle).
+        // Start: load slot ph's operands (its previous result shows this cycle), and clear its T
+        // in the next.
         for j in 0..self.a_in0.len() {
             self.operands0.a_in[j].next = self.a_in0[j].val();
             self.operands0.b_in[j].next = self.b_in0[j].val();
@@ -602,14 +612,16 @@ impl Logic for FoldMul {
             self.start.val() & !self.ph.q.val() & (!self.operands0.busy.val() | self.done_r.q.val());
         self.operands1.load.next =
             self.start.val() & self.ph.q.val() & (!self.operands1.busy.val() | self.done_r.q.val());
-        if self.operands0.load.val() {
+        self.clear0.d.next = self.operands0.load.val();
+        self.clear1.d.next = self.operands1.load.val();
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
             for j in 0..self.t0.len() {
-                self.t0[j].d.next = 0.into();
-            }
-        }
-        if self.operands1.load.val() {
-            for j in 0..self.t1.len() {
-                self.t1[j].d.next = 0.into();
+                if self.clear0.q[j / g].val() {
+                    self.t0[j].d.next = 0.into();
+                }
+                if self.clear1.q[j / g].val() {
+                    self.t1[j].d.next = 0.into();
+                }
             }
         }
     }
