@@ -160,14 +160,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             println!("  {t}");
         }
         if let Some(f) = &fanout {
+            let print = |nets: &[ecrt_sim::NetFanout], n: usize| {
+                for net in nets.iter().take(n) {
+                    println!("  {:>6}  {:<7} {}", net.loads, net.driver_type, net.net);
+                }
+            };
             println!("Highest fanout of a register or DSP, one {}-bit core (Yosys):", config.key_bits);
-            for net in f.nets.iter().take(FANOUT_ROWS) {
-                println!("  {:>6}  {:<7} {}", net.loads, net.driver_type, net.net);
-            }
+            print(&f.nets, FANOUT_ROWS);
             println!("Highest fanout of logic (LUT, MUXF7/F8) driven nets, not bounded by copies:");
-            for net in f.logic_nets.iter().take(3) {
-                println!("  {:>6}  {:<7} {}", net.loads, net.driver_type, net.net);
-            }
+            print(&f.logic_nets, 3);
         }
         if let Some(c) = &clocks {
             println!(

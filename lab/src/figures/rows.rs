@@ -210,6 +210,16 @@ pub(super) fn method_name(method: EstimateMethod) -> &'static str {
 /// Modules named in an estimate's "most LUTs" row.
 const LARGEST_MODULES: usize = 3;
 
+/// The first `n` of a fanout list: net, loads, driver type.
+fn net_list(nets: &[ecrt_sim::NetFanout], n: usize) -> String {
+    let nets: Vec<String> = nets
+        .iter()
+        .take(n)
+        .map(|n| format!("`{}` {} ({})", n.net, int(Val::one(n.loads as f64)), n.driver_type))
+        .collect();
+    nets.join(", ")
+}
+
 fn estimate_rows(r: &EstimateReport) -> Vec<Row> {
     let mut rows =
         vec![row("configuration", configuration(&r.config.read())), row("method", method_name(r.method).into())];
@@ -241,21 +251,9 @@ fn estimate_rows(r: &EstimateReport) -> Vec<Row> {
         rows.push(row("conservative clock, 1000 / (4 × logic delay)", format!("{} MHz", int(Val::one(mhz)))));
     }
     if let Some(f) = &r.fanout {
-        let top: Vec<String> = f
-            .nets
-            .iter()
-            .take(5)
-            .map(|n| format!("`{}` {} ({})", n.net, int(Val::one(n.loads as f64)), n.driver_type))
-            .collect();
-        rows.push(row("highest fanout, one full-width core (Yosys)", top.join(", ")));
-        let logic: Vec<String> = f
-            .logic_nets
-            .iter()
-            .take(3)
-            .map(|n| format!("`{}` {} ({})", n.net, int(Val::one(n.loads as f64)), n.driver_type))
-            .collect();
-        if !logic.is_empty() {
-            rows.push(row("highest fanout of logic-driven nets (not bounded by replicas)", logic.join(", ")));
+        rows.push(row("highest fanout, one full-width core (Yosys)", net_list(&f.nets, 5)));
+        if !f.logic_nets.is_empty() {
+            rows.push(row("highest fanout of logic-driven nets (not bounded by copies)", net_list(&f.logic_nets, 3)));
         }
     }
     rows.push(row("tool", r.tool.clone()));
