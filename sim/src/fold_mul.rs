@@ -69,7 +69,7 @@ impl FoldMulSim {
     /// Runs one multiplication per given slot, both started as soon as their phase comes, and
     /// returns each slot's product (`None` for a slot given no operands).
     pub fn multiply(&mut self, operands: [Option<(&[u64], &[u64])>; 2]) -> Result<[Option<Product>; 2]> {
-        let max_cycles = 4 * (2 * self.shape.steps as u64 + 2) + 8;
+        let max_cycles = 4 * self.shape.fold_cycles() as u64 + 8;
         let mut started: [Option<u64>; 2] = [None, None];
         let mut products: [Option<Product>; 2] = [None, None];
         for cycle in 0..max_cycles {

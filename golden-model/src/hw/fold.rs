@@ -156,6 +156,19 @@ impl FoldShape {
     pub fn classic_digits(&self) -> usize {
         self.limbs_per_step * (self.steps - 1)
     }
+
+    /// Cycles from a folding multiplication's start to its result on the RTL multiplier, whose
+    /// two slots take turns every other cycle: the load, the lead turn that registers the first
+    /// digits, a turn per step and the last step's stage 2, 2·(m + 2).
+    pub fn fold_cycles(&self) -> usize {
+        2 * (self.steps + 2)
+    }
+
+    /// Cycles of a classic pass of `steps` steps on the RTL multiplier: two turns a step (its
+    /// quotient's, then its products'), and the load, lead and last turns, 2·(2·s + 2).
+    pub fn classic_cycles_of(steps: usize) -> usize {
+        2 * (2 * steps + 2)
+    }
 }
 
 /// The constants of a folding multiplier for one odd modulus N and k limbs per step.

@@ -91,6 +91,11 @@ impl FoldShape {
             ClassicOp::Multiply | ClassicOp::WideRedc => self.classic_digits(),
         }
     }
+
+    /// Cycles of a classic `op` on the RTL multiplier ([`FoldShape::classic_cycles_of`]).
+    pub fn classic_cycles(&self, op: ClassicOp) -> usize {
+        Self::classic_cycles_of(self.classic_steps(op))
+    }
 }
 
 impl ClassicPass {

@@ -16,8 +16,10 @@
 //! - stage 2: [`FoldSum`] adds the addend and the loop products landing in column j and
 //!   redistributes the column sums over three limbs; the result is the slot's new T.
 //!
-//! The prefetch of a slot's next step runs in its stage 2, so a step starts every other cycle. A
-//! multiplication of m steps takes 2·m + 2 cycles from `start` to `done`, whatever the operands,
+//! The prefetch of a slot's next step runs in its stage 2, so a step starts every other cycle.
+//! The slot's first turn after `start` is its operands' lead turn ([`FoldOperands`]: the first
+//! digits resolved into registers, B's windows formed), so a multiplication of m steps takes
+//! 2·m + 4 cycles from `start` to `done` ([`FoldShape::fold_cycles`]), whatever the operands,
 //! and its slot can start again in the cycle its result appears. Each slot keeps its own T.
 //!
 //! The classic mode (`classic` with `start`; model: `ecrt_golden::hw::ClassicPass`) is a
@@ -26,7 +28,7 @@
 //! is register j + 1). The quotient q = t_0·N′ + d·(b_0·N′) mod 2^17 (b_0: B's low 17 bits) is
 //! one DSP multiply-add of its own, fed by registers: in the slot's turn before each step's stage 1
 //! (its prefetch, the turn before, forms d·(b_0·N′)), so a classic step takes two turns, four
-//! cycles, and a pass of s steps 4·s + 2 cycles. The wide REDC's digits of C_hi join stage 2 at
+//! cycles, and a pass of s steps 4·s + 4 cycles. The wide REDC's digits of C_hi join stage 2 at
 //! column L; a decremented pass takes A − 1 over N's limbs. Classic moduli have at most N's limbs,
 //! so the loop DSPs above them multiply by 0 in either mode and are not built.
 
@@ -111,7 +113,7 @@ pub struct FoldMul {
     write0: Replicas<bool>,
     write1: Replicas<bool>,
     // Slot 0's (1's) T is cleared in the next cycle, the one after its start: its first stage 1
-    // is a cycle later still, and nothing writes it meanwhile (its previous multiplication is
+    // is three cycles later still, and nothing writes it meanwhile (its previous multiplication is
     // done). A copy per LIMBS_PER_COPY columns, where the start's own net would reach all of T.
     clear0: Replicas<bool>,
     clear1: Replicas<bool>,

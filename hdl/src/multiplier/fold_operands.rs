@@ -13,6 +13,12 @@
 //! others 0, and A moves down one limb. A classic step takes two turns, its quotient's and its
 //! products' (`quotient_turn` tells which is next); the digit is consumed in the second. A step
 //! count per mode: m folding, S classic, N's limbs for the decremented pass.
+//!
+//! The outputs run a turn behind the sequencer: each turn registers what the sequencer gives for
+//! it and the sequencer moves on, so the DSPs read A's digits from registers, not through the
+//! carry resolution. The first turn after a load (the lead turn) only fills those registers, and
+//! B's windows are formed in it from B's registered limbs: a result reaches the operand
+//! registers through nothing but the slot's multiplexers. The lead costs a turn a multiplication.
 
 use crate::config::STEP_BITS;
 use crate::fanout::replicas::Replicas;
@@ -43,7 +49,7 @@ pub struct FoldOperands {
     pub advance: Signal<In, bool>,
     /// The multiplication's last step is done: the slot is free.
     pub finish: Signal<In, bool>,
-    /// The next k digits of A, exact, least significant first.
+    /// This turn's k digits of A, exact, least significant first (registered).
     pub digits: Vec<Signal<Out, Bits<Y_BITS>>>,
     /// The multiplicand's 23-bit windows (each < 2^24), for the 24×17 a·b products.
     pub b: Vec<Signal<Out, Bits<WINDOW_BITS>>>,
@@ -69,8 +75,20 @@ pub struct FoldOperands {
     all_ones: Constant<Bits<Y_BITS>>,
     bias: Constant<Bits<20>>,
     a: Vec<DFF<Bits<X_BITS>>>,
+    // B as loaded, and its windows formed from these registers (in the lead turn, below).
+    b_limbs: Vec<DFF<Bits<X_BITS>>>,
     b_windows: BWindows,
     b_regs: Vec<DFF<Bits<WINDOW_BITS>>>,
+    // The sequencer's outputs for this turn (`*_now`), registered at each turn for the next:
+    // the outputs are a turn behind the sequencer, so that A's digits reach the DSPs from
+    // registers rather than through their carry resolution.
+    digits_now: Vec<Signal<Local, Bits<Y_BITS>>>,
+    pending_now: Signal<Local, bool>,
+    digits_r: Vec<DFF<Bits<Y_BITS>>>,
+    pending_r: DFF<bool>,
+    last_r: DFF<bool>,
+    first_r: DFF<bool>,
+    quotient_turn_out: DFF<bool>,
     carry: DFF<bool>,
     borrow: DFF<bool>,
     classic_r: DFF<bool>,
@@ -128,8 +146,16 @@ impl FoldOperands {
             all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
             bias: Constant::new((1u64 << Y_BITS).into()),
             a: many(limbs),
+            b_limbs: many(limbs),
             b_windows: BWindows::new(limbs),
             b_regs: many(ecrt_golden::hw::wide::window_count(limbs)),
+            digits_now: many(limbs_per_step),
+            pending_now: Default::default(),
+            digits_r: many(limbs_per_step),
+            pending_r: Default::default(),
+            last_r: Default::default(),
+            first_r: Default::default(),
+            quotient_turn_out: Default::default(),
             carry: Default::default(),
             borrow: Default::default(),
             classic_r: Default::default(),
@@ -160,22 +186,34 @@ impl Logic for FoldOperands {
             decrement_r,
             step,
             step_count,
-            busy_r
+            busy_r,
+            pending_r,
+            last_r,
+            first_r,
+            quotient_turn_out
         );
         clock!(self, clock, classic_copies);
         for j in 0..self.a.len() {
             self.a[j].clock.next = self.clock.val();
             self.a[j].d.next = self.a[j].q.val();
-            self.b_windows.limbs[j].next = self.b_in[j].val();
+            self.b_limbs[j].clock.next = self.clock.val();
+            self.b_limbs[j].d.next = self.b_limbs[j].q.val();
+            self.b_windows.limbs[j].next = self.b_limbs[j].q.val();
         }
+        // The windows follow the loaded limbs a cycle later, ready before the first prefetch.
         for i in 0..self.b_regs.len() {
             self.b_regs[i].clock.next = self.clock.val();
-            self.b_regs[i].d.next = self.b_regs[i].q.val();
+            self.b_regs[i].d.next = self.b_windows.windows[i].val();
             self.b[i].next = self.b_regs[i].q.val();
+        }
+        for l in 0..self.digits_r.len() {
+            self.digits_r[l].clock.next = self.clock.val();
+            self.digits_r[l].d.next = self.digits_r[l].q.val();
+            self.digits[l].next = self.digits_r[l].q.val();
         }
         self.carries[0].next = self.carry.q.val();
         for l in 0..self.digits.len() {
-            self.digits[l].next = self.a[l].q.val().get_bits::<Y_BITS>(0) + self.carries[l].val();
+            self.digits_now[l].next = self.a[l].q.val().get_bits::<Y_BITS>(0) + self.carries[l].val();
             self.carries[l + 1].next = self.a[l].q.val().get_bit(17)
                 | ((self.a[l].q.val().get_bits::<Y_BITS>(0) == self.all_ones.val()) & self.carries[l].val());
         }
@@ -190,12 +228,12 @@ impl Logic for FoldOperands {
         for c in (copies(self.a.len()))..(copies(self.a.len()) + 1) {
             for l in 0..1 {
                 if self.classic_copies.q[c + l].val() {
-                    self.digits[l].next = self.digit_sum.val().get_bits::<Y_BITS>(0);
+                    self.digits_now[l].next = self.digit_sum.val().get_bits::<Y_BITS>(0);
                 }
             }
             for l in 1..self.digits.len() {
                 if self.classic_copies.q[c + l].val() {
-                    self.digits[l].next = 0.into();
+                    self.digits_now[l].next = 0.into();
                 }
             }
         }
@@ -208,14 +246,24 @@ impl Logic for FoldOperands {
         }
         self.redc.next = self.redc_r.q.val();
         self.busy.next = self.busy_r.q.val();
-        self.pending.next = self.busy_r.q.val() & (self.step.q.val() != self.step_count.q.val());
-        self.last.next = (self.step.q.val() + 1) == self.step_count.q.val();
-        self.first.next = self.step.q.val() == 0;
-        self.quotient_turn.next = self.quotient_turn_r.q.val();
-        if self.advance.val() & self.pending.val() & self.classic_r.q.val() {
+        self.pending_now.next = self.busy_r.q.val() & (self.step.q.val() != self.step_count.q.val());
+        self.pending.next = self.pending_r.q.val();
+        self.last.next = self.last_r.q.val();
+        self.first.next = self.first_r.q.val();
+        self.quotient_turn.next = self.quotient_turn_out.q.val();
+        if self.advance.val() {
+            for l in 0..self.digits_r.len() {
+                self.digits_r[l].d.next = self.digits_now[l].val();
+            }
+            self.pending_r.d.next = self.pending_now.val();
+            self.last_r.d.next = (self.step.q.val() + 1) == self.step_count.q.val();
+            self.first_r.d.next = self.step.q.val() == 0;
+            self.quotient_turn_out.d.next = self.quotient_turn_r.q.val();
+        }
+        if self.advance.val() & self.pending_now.val() & self.classic_r.q.val() {
             self.quotient_turn_r.d.next = !self.quotient_turn_r.q.val();
         }
-        if self.advance.val() & self.pending.val() & !self.quotient_turn_r.q.val() {
+        if self.advance.val() & self.pending_now.val() & !self.quotient_turn_r.q.val() {
             self.step.d.next = self.step.q.val() + 1;
             if self.classic_r.q.val() {
                 // digit_sum − 2^17 is the next carry (1) or borrow (−1).
@@ -257,9 +305,11 @@ impl Logic for FoldOperands {
             for j in 0..self.a.len() {
                 self.a[j].d.next = self.a_in[j].val();
             }
-            for i in 0..self.b_regs.len() {
-                self.b_regs[i].d.next = self.b_windows.windows[i].val();
+            for j in 0..self.b_limbs.len() {
+                self.b_limbs[j].d.next = self.b_in[j].val();
             }
+            // Nothing is pending until the lead turn has resolved the first digits.
+            self.pending_r.d.next = false;
             self.carry.d.next = false;
             self.borrow.d.next = self.classic_in.val() & self.decrement_in.val();
             self.classic_r.d.next = self.classic_in.val();
@@ -312,7 +362,7 @@ mod tests {
             }
             let expected = to_limbs(&value, k * steps);
             let a_in = a.clone();
-            let trace = simulate(FoldOperands::new(limbs, k, steps, limbs + 1, limbs), steps + 3, move |uut, cycle| {
+            let trace = simulate(FoldOperands::new(limbs, k, steps, limbs + 1, limbs), steps + 4, move |uut, cycle| {
                 uut.load.next = cycle == 0;
                 for (port, &limb) in uut.a_in.iter_mut().zip(&a_in) {
                     port.next = limb.into();
@@ -321,13 +371,15 @@ mod tests {
                 let digits: Vec<u64> = uut.digits.iter().map(|d| d.val().to_u64()).collect();
                 (uut.pending.val(), uut.last.val(), digits)
             });
+            // Cycle 1 is the lead turn: step i shows in cycle 2 + i.
+            assert!(!trace[1].0, "nothing pending in the lead turn");
             for i in 0..steps {
-                let (pending, last, digits) = &trace[1 + i];
+                let (pending, last, digits) = &trace[2 + i];
                 assert!(*pending, "step {i} pending");
                 assert_eq!(*last, i + 1 == steps, "step {i}: last");
                 assert_eq!(digits[..], expected[i * k..(i + 1) * k], "limbs {limbs}, k {k}, step {i}");
             }
-            assert!(!trace[1 + steps].0, "nothing pending after the last step");
+            assert!(!trace[2 + steps].0, "nothing pending after the last step");
         }
     }
 
@@ -358,7 +410,7 @@ mod tests {
             let expected = to_limbs(&(if decrement { &value - 1u32 } else { value.clone() }), count);
             let a_in = a.clone();
             let trace =
-                simulate(FoldOperands::new(limbs, k, steps, classic_steps, limbs), 2 * count + 3, move |uut, cycle| {
+                simulate(FoldOperands::new(limbs, k, steps, classic_steps, limbs), 2 * count + 4, move |uut, cycle| {
                     uut.load.next = cycle == 0;
                     uut.classic_in.next = true;
                     uut.decrement_in.next = decrement;
@@ -371,7 +423,7 @@ mod tests {
                 });
             // Each step: its quotient's turn, then its products' (which consumes the digit).
             for (i, &digit) in expected.iter().enumerate() {
-                for (turn, quotient) in [(1 + 2 * i, true), (2 + 2 * i, false)] {
+                for (turn, quotient) in [(2 + 2 * i, true), (3 + 2 * i, false)] {
                     let (pending, last, first, quotient_turn, digits) = &trace[turn];
                     assert!(*pending && *first == (i == 0) && *quotient_turn == quotient, "step {i}");
                     assert_eq!(*last, i + 1 == count, "step {i}: last");
@@ -379,7 +431,7 @@ mod tests {
                     assert!(digits[1..].iter().all(|&d| d == 0), "step {i}: one digit");
                 }
             }
-            assert!(!trace[1 + 2 * count].0, "nothing pending after the last step");
+            assert!(!trace[2 + 2 * count].0, "nothing pending after the last step");
         }
     }
 }

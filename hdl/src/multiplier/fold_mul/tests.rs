@@ -61,7 +61,7 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
         let m_hats: Vec<Vec<u64>> = contexts.iter().map(|c| c.m_hat().to_vec()).collect();
         let inputs: Vec<(Vec<u64>, Vec<u64>)> =
             firsts.iter().map(|(a, b)| (a.limbs().to_vec(), b.limbs().to_vec())).collect();
-        let period = 2 * shape.steps + 2;
+        let period = shape.fold_cycles();
         let cycles = 2 * period + 4;
         // Per cycle: phase, done, result limbs, T limbs.
         type Cycle = (usize, bool, Vec<u64>, Vec<u64>);
@@ -87,11 +87,11 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
         for (slot, (ctx, (a, b))) in contexts.iter().zip(&firsts).enumerate() {
             let first = ctx.mul_trace(a, b);
             let square = ctx.mul_trace(&first.result, &first.result);
-            // Slot `slot` starts in cycle `slot`; its step i is in stage 1 at start + 2 + 2i.
+            // Slot `slot` starts in cycle `slot`; its step i is in stage 1 at start + 4 + 2i.
             for (op, golden) in [first, square].iter().enumerate() {
                 let start = slot + op * period;
                 for i in 1..shape.steps {
-                    let (phase, _, _, t) = &trace[start + 2 + 2 * i];
+                    let (phase, _, _, t) = &trace[start + 4 + 2 * i];
                     assert_eq!(*phase, slot);
                     assert_eq!(t, &golden.steps[i - 1].t, "{modulus_bits} bits, k {k}, slot {slot}, op {op}, step {i}");
                 }
@@ -123,7 +123,7 @@ struct ClassicJob {
 /// Both slots run classic passes side by side (a multiplication and a wide REDC, then a
 /// decremented pass and a multiplication, different moduli), each followed by a folding
 /// multiplication of its result: every classic step's T equals the golden model's limb for limb,
-/// each pass takes 4·s + 2 cycles, and the folding mode is unchanged after it.
+/// each pass takes 4·s + 4 cycles, and the folding mode is unchanged after it.
 #[test]
 fn classic_passes_match_the_golden_model_step_by_step() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(20);
@@ -167,11 +167,11 @@ fn classic_passes_match_the_golden_model_step_by_step() {
         let traces: Vec<Vec<ClassicTrace>> =
             jobs.iter().map(|slot| slot.iter().map(|j| j.pass.trace(j.op, &j.a, &j.b)).collect()).collect();
         let periods: Vec<Vec<usize>> =
-            jobs.iter().map(|slot| slot.iter().map(|j| 4 * shape.classic_steps(j.op) + 2).collect()).collect();
+            jobs.iter().map(|slot| slot.iter().map(|j| shape.classic_cycles(j.op)).collect()).collect();
         // Each slot's start cycles: its two passes back to back, then a folding square.
         let starts: Vec<[usize; 3]> =
             (0..2).map(|s| [s, s + periods[s][0], s + periods[s][0] + periods[s][1]]).collect();
-        let cycles = starts.iter().map(|s| s[2]).max().unwrap() + 2 * shape.steps + 4;
+        let cycles = starts.iter().map(|s| s[2]).max().unwrap() + shape.fold_cycles() + 2;
         let m_hat = fold.m_hat().to_vec();
         let drive_jobs = jobs.clone();
         let starts_tb = starts.clone();
@@ -215,7 +215,7 @@ fn classic_passes_match_the_golden_model_step_by_step() {
                 let start = starts[slot][pass];
                 let what = format!("{modulus_bits} bits, k {k}, slot {slot}, pass {pass} ({:?})", jobs[slot][pass].op);
                 for (i, step) in golden.steps.iter().enumerate().take(golden.steps.len() - 1) {
-                    let (phase, _, _, t) = &trace[start + 6 + 4 * i];
+                    let (phase, _, _, t) = &trace[start + 8 + 4 * i];
                     assert_eq!(*phase, slot);
                     assert_eq!(t, &step.t, "{what}: step {i}");
                 }
@@ -226,7 +226,7 @@ fn classic_passes_match_the_golden_model_step_by_step() {
             // The folding square of the second pass's result.
             let second = &traces[slot][1].result;
             let square = fold.mul(second, second);
-            let (_, done, result, _) = &trace[starts[slot][2] + 2 * shape.steps + 2];
+            let (_, done, result, _) = &trace[starts[slot][2] + shape.fold_cycles()];
             assert!(*done, "slot {slot}: folding square done");
             assert_eq!(result[..], square.limbs()[..], "{modulus_bits} bits, k {k}, slot {slot}: folding square");
         }
