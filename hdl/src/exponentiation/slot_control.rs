@@ -188,22 +188,34 @@ pub struct SlotControl {
     write_enable: Signal<Local, bool>,
     rotate: Signal<Local, bool>,
     table_complete: Signal<Local, bool>,
-    // Which operands the issued multiplication takes.
-    a_from: Signal<Local, Operand>,
-    b_from: Signal<Local, Operand>,
+    // Which operands the next state's multiplication takes when it is issued.
+    a_next: Signal<Local, Operand>,
+    b_next: Signal<Local, Operand>,
     // One-hot masks (all ones or zero) of the multiplexers' sources.
     ones: Constant<Bits<X_BITS>>,
     entry_ram: Signal<Local, Bits<X_BITS>>,
     entry_bypass: Signal<Local, Bits<X_BITS>>,
     entry_one: Signal<Local, Bits<X_BITS>>,
-    a_result: Signal<Local, Bits<X_BITS>>,
-    a_entry: Signal<Local, Bits<X_BITS>>,
-    a_base: Signal<Local, Bits<X_BITS>>,
-    b_result: Signal<Local, Bits<X_BITS>>,
-    b_entry: Signal<Local, Bits<X_BITS>>,
-    b_base: Signal<Local, Bits<X_BITS>>,
-    b_r3: Signal<Local, Bits<X_BITS>>,
-    b_t_mont: Signal<Local, Bits<X_BITS>>,
+    // The operand multiplexers' selects, registered from the next state in copies (one per
+    // LIMBS_PER_COPY limbs), and the masks each copy makes: a decode of the state would reach
+    // every bit of both operands from one LUT.
+    a_result_sel: Replicas<bool>,
+    a_entry_sel: Replicas<bool>,
+    a_base_sel: Replicas<bool>,
+    b_result_sel: Replicas<bool>,
+    b_entry_sel: Replicas<bool>,
+    b_base_sel: Replicas<bool>,
+    b_r3_sel: Replicas<bool>,
+    b_t_mont_sel: Replicas<bool>,
+    b_unit_sel: DFF<bool>,
+    a_result: Vec<Signal<Local, Bits<X_BITS>>>,
+    a_entry: Vec<Signal<Local, Bits<X_BITS>>>,
+    a_base: Vec<Signal<Local, Bits<X_BITS>>>,
+    b_result: Vec<Signal<Local, Bits<X_BITS>>>,
+    b_entry: Vec<Signal<Local, Bits<X_BITS>>>,
+    b_base: Vec<Signal<Local, Bits<X_BITS>>>,
+    b_r3: Vec<Signal<Local, Bits<X_BITS>>>,
+    b_t_mont: Vec<Signal<Local, Bits<X_BITS>>>,
 }
 
 /// Where the next multiplication's operands come from.
@@ -303,20 +315,29 @@ impl SlotControl {
             write_enable: Default::default(),
             rotate: Default::default(),
             table_complete: Default::default(),
-            a_from: Default::default(),
-            b_from: Default::default(),
+            a_next: Default::default(),
+            b_next: Default::default(),
             ones: Constant::new(((1u64 << X_BITS) - 1).into()),
             entry_ram: Default::default(),
             entry_bypass: Default::default(),
             entry_one: Default::default(),
-            a_result: Default::default(),
-            a_entry: Default::default(),
-            a_base: Default::default(),
-            b_result: Default::default(),
-            b_entry: Default::default(),
-            b_base: Default::default(),
-            b_r3: Default::default(),
-            b_t_mont: Default::default(),
+            a_result_sel: Replicas::new(copies(operand_limbs)),
+            a_entry_sel: Replicas::new(copies(operand_limbs)),
+            a_base_sel: Replicas::new(copies(operand_limbs)),
+            b_result_sel: Replicas::new(copies(operand_limbs)),
+            b_entry_sel: Replicas::new(copies(operand_limbs)),
+            b_base_sel: Replicas::new(copies(operand_limbs)),
+            b_r3_sel: Replicas::new(copies(operand_limbs)),
+            b_t_mont_sel: Replicas::new(copies(operand_limbs)),
+            b_unit_sel: Default::default(),
+            a_result: many(copies(operand_limbs)),
+            a_entry: many(copies(operand_limbs)),
+            a_base: many(copies(operand_limbs)),
+            b_result: many(copies(operand_limbs)),
+            b_entry: many(copies(operand_limbs)),
+            b_base: many(copies(operand_limbs)),
+            b_r3: many(copies(operand_limbs)),
+            b_t_mont: many(copies(operand_limbs)),
         }
     }
 }
@@ -410,7 +431,7 @@ impl Logic for SlotControl {
 }
 
 /// Each cycle's defaults: the sequencer's registers hold, the pulses are low, nothing is written
-/// to the table, and both operands are the multiplier's result.
+/// to the table.
 impl part::Part<part::Defaults> for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
@@ -435,8 +456,6 @@ impl part::Part<part::Defaults> for SlotControl {
         self.write_enable.next = false;
         self.write_address.next = self.table_index.q.val();
         self.rotate.next = false;
-        self.a_from.next = Operand::Result;
-        self.b_from.next = Operand::Result;
     }
 }
 
@@ -631,15 +650,12 @@ impl part::Part<part::Step> for SlotControl {
                 if self.my_turn.val() & !self.mm_busy.val() {
                     self.issue.next = true;
                     self.issue_redc.next = true;
-                    self.a_from.next = Operand::BaseHigh;
-                    self.b_from.next = Operand::BaseLow;
                     self.state.d.next = SlotState::Reduce;
                 }
             }
             SlotState::Reduce => {
                 if self.mm_done.val() {
                     self.issue.next = true;
-                    self.b_from.next = Operand::R3;
                     self.state.d.next = SlotState::ToMontgomery;
                 }
             }
@@ -650,7 +666,6 @@ impl part::Part<part::Step> for SlotControl {
                     if self.segmented.val() {
                         // sq = x̃ into T[2]; the first bit's acc·sq, acc = R mod N.
                         self.write_address.next = 2.into();
-                        self.a_from.next = Operand::Entry;
                         self.windows_left.d.next = self.windows.val();
                         self.state.d.next = SlotState::BitProduct;
                     } else {
@@ -665,7 +680,6 @@ impl part::Part<part::Step> for SlotControl {
                 if self.mm_done.val() {
                     self.write_enable.next = true;
                     self.issue.next = true;
-                    self.b_from.next = Operand::Entry;
                     self.table_index.d.next = self.table_index.q.val() + 1;
                 }
             }
@@ -673,7 +687,6 @@ impl part::Part<part::Step> for SlotControl {
                 if self.mm_done.val() {
                     self.issue.next = true;
                     if self.squares_left.q.val() == 0 {
-                        self.b_from.next = Operand::Entry;
                         self.state.d.next = SlotState::Multiply;
                     } else {
                         self.squares_left.d.next = self.squares_left.q.val() - 1;
@@ -688,7 +701,6 @@ impl part::Part<part::Step> for SlotControl {
                     self.squares_left.d.next = self.window_bits.val() - 1;
                     self.state.d.next = SlotState::Square;
                     if self.windows_left.q.val() == 1 {
-                        self.b_from.next = Operand::Unit;
                         self.state.d.next = SlotState::FromMontgomery;
                     }
                 }
@@ -702,8 +714,6 @@ impl part::Part<part::Step> for SlotControl {
                         self.acc_set.d.next = true;
                     }
                     self.issue.next = true;
-                    self.a_from.next = Operand::Entry;
-                    self.b_from.next = Operand::Entry;
                     self.state.d.next = SlotState::BitSquare;
                 }
             }
@@ -715,10 +725,8 @@ impl part::Part<part::Step> for SlotControl {
                     self.rotate.next = true;
                     self.windows_left.d.next = self.windows_left.q.val() - 1;
                     self.issue.next = true;
-                    self.a_from.next = Operand::Entry;
                     self.state.d.next = SlotState::BitProduct;
                     if self.windows_left.q.val() == 1 {
-                        self.b_from.next = Operand::Unit;
                         self.state.d.next = SlotState::FromMontgomery;
                     }
                 }
@@ -728,7 +736,6 @@ impl part::Part<part::Step> for SlotControl {
                     if self.decrypt.val() {
                         self.issue.next = true;
                         self.issue_decrement.next = true;
-                        self.b_from.next = Operand::Unit;
                         self.state.d.next = SlotState::Divide;
                     } else {
                         self.done.next = true;
@@ -739,7 +746,6 @@ impl part::Part<part::Step> for SlotControl {
             SlotState::Divide => {
                 if self.mm_done.val() {
                     self.issue.next = true;
-                    self.b_from.next = Operand::TMont;
                     self.state.d.next = SlotState::Scale;
                 }
             }
@@ -768,12 +774,9 @@ impl part::Part<part::TableComplete> for SlotControl {
         if self.table_complete.val() {
             self.rotate.next = true;
             self.windows_left.d.next = self.windows.val() - 1;
-            self.a_from.next = Operand::Entry;
-            self.b_from.next = Operand::Entry;
             self.squares_left.d.next = self.window_bits.val() - 1;
             self.state.d.next = SlotState::Square;
             if self.windows.val() == 1 {
-                self.b_from.next = Operand::Unit;
                 self.state.d.next = SlotState::FromMontgomery;
             }
         }
@@ -856,54 +859,145 @@ impl part::Part<part::TableStorage> for SlotControl {
 }
 
 /// The operand multiplexers (a wide REDC's: the base's limbs below L as B, from L on as A), and
-/// B = 1 (`Operand::Unit`: the way out of the domain and the exact division).
+/// B = 1 (`Operand::Unit`: the way out of the domain and the exact division). Which operands a
+/// state's multiplication takes depends on the state and its counters only, which hold from one
+/// issue to the next, so the selects are registered from the next state (this part comes after
+/// every part that sets it) and are ready, in copies, whenever the state issues.
 impl part::Part<part::OperandSelect> for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
-        self.a_result.next = 0.into();
-        self.a_entry.next = 0.into();
-        self.a_base.next = 0.into();
-        if self.a_from.val() == Operand::Result {
-            self.a_result.next = self.ones.val();
+        clock!(
+            self,
+            clock,
+            a_result_sel,
+            a_entry_sel,
+            a_base_sel,
+            b_result_sel,
+            b_entry_sel,
+            b_base_sel,
+            b_r3_sel,
+            b_t_mont_sel
+        );
+        self.b_unit_sel.clock.next = self.clock.val();
+        self.a_next.next = Operand::Result;
+        self.b_next.next = Operand::Result;
+        match self.state.d.val() {
+            SlotState::Waiting => {
+                self.a_next.next = Operand::BaseHigh;
+                self.b_next.next = Operand::BaseLow;
+            }
+            SlotState::Reduce => {
+                self.b_next.next = Operand::R3;
+            }
+            SlotState::ToMontgomery => {
+                // Segmented: acc (T[0]) · x̃. Fixed windows: x̃·x̃, unless the table is complete
+                // already (1-bit windows): acc = T[top window], then as below.
+                if self.segmented.val() {
+                    self.a_next.next = Operand::Entry;
+                } else if self.table_last.val() == 1 {
+                    self.a_next.next = Operand::Entry;
+                    self.b_next.next = Operand::Entry;
+                    if self.windows.val() == 1 {
+                        self.b_next.next = Operand::Unit;
+                    }
+                }
+            }
+            SlotState::Table => {
+                // The next entry: T[j − 1]·x̃; the last one done, acc = T[top window] squared.
+                self.b_next.next = Operand::Entry;
+                if self.table_index.d.val() == self.table_last.val() {
+                    self.a_next.next = Operand::Entry;
+                    if self.windows.val() == 1 {
+                        self.b_next.next = Operand::Unit;
+                    }
+                }
+            }
+            SlotState::Square => {
+                if self.squares_left.d.val() == 0 {
+                    self.b_next.next = Operand::Entry;
+                }
+            }
+            SlotState::Multiply => {
+                if self.windows_left.d.val() == 1 {
+                    self.b_next.next = Operand::Unit;
+                }
+            }
+            SlotState::BitProduct => {
+                self.a_next.next = Operand::Entry;
+                self.b_next.next = Operand::Entry;
+            }
+            SlotState::BitSquare => {
+                self.a_next.next = Operand::Entry;
+                if self.windows_left.d.val() == 1 {
+                    self.b_next.next = Operand::Unit;
+                }
+            }
+            SlotState::FromMontgomery => {
+                self.b_next.next = Operand::Unit;
+            }
+            SlotState::Divide => {
+                self.b_next.next = Operand::TMont;
+            }
+            _ => {}
         }
-        if self.a_from.val() == Operand::Entry {
-            self.a_entry.next = self.ones.val();
+        self.a_result_sel.d.next = self.a_next.val() == Operand::Result;
+        self.a_entry_sel.d.next = self.a_next.val() == Operand::Entry;
+        self.a_base_sel.d.next = self.a_next.val() == Operand::BaseHigh;
+        self.b_result_sel.d.next = self.b_next.val() == Operand::Result;
+        self.b_entry_sel.d.next = self.b_next.val() == Operand::Entry;
+        self.b_base_sel.d.next = self.b_next.val() == Operand::BaseLow;
+        self.b_r3_sel.d.next = self.b_next.val() == Operand::R3;
+        self.b_t_mont_sel.d.next = self.b_next.val() == Operand::TMont;
+        self.b_unit_sel.d.next = self.b_next.val() == Operand::Unit;
+        for c in 0..self.a_result.len() {
+            self.a_result[c].next = 0.into();
+            self.a_entry[c].next = 0.into();
+            self.a_base[c].next = 0.into();
+            self.b_result[c].next = 0.into();
+            self.b_entry[c].next = 0.into();
+            self.b_base[c].next = 0.into();
+            self.b_r3[c].next = 0.into();
+            self.b_t_mont[c].next = 0.into();
+            if self.a_result_sel.q[c].val() {
+                self.a_result[c].next = self.ones.val();
+            }
+            if self.a_entry_sel.q[c].val() {
+                self.a_entry[c].next = self.ones.val();
+            }
+            if self.a_base_sel.q[c].val() {
+                self.a_base[c].next = self.ones.val();
+            }
+            if self.b_result_sel.q[c].val() {
+                self.b_result[c].next = self.ones.val();
+            }
+            if self.b_entry_sel.q[c].val() {
+                self.b_entry[c].next = self.ones.val();
+            }
+            if self.b_base_sel.q[c].val() {
+                self.b_base[c].next = self.ones.val();
+            }
+            if self.b_r3_sel.q[c].val() {
+                self.b_r3[c].next = self.ones.val();
+            }
+            if self.b_t_mont_sel.q[c].val() {
+                self.b_t_mont[c].next = self.ones.val();
+            }
         }
-        if self.a_from.val() == Operand::BaseHigh {
-            self.a_base.next = self.ones.val();
-        }
-        self.b_result.next = 0.into();
-        self.b_entry.next = 0.into();
-        self.b_base.next = 0.into();
-        self.b_r3.next = 0.into();
-        self.b_t_mont.next = 0.into();
-        if self.b_from.val() == Operand::Result {
-            self.b_result.next = self.ones.val();
-        }
-        if self.b_from.val() == Operand::Entry {
-            self.b_entry.next = self.ones.val();
-        }
-        if self.b_from.val() == Operand::BaseLow {
-            self.b_base.next = self.ones.val();
-        }
-        if self.b_from.val() == Operand::R3 {
-            self.b_r3.next = self.ones.val();
-        }
-        if self.b_from.val() == Operand::TMont {
-            self.b_t_mont.next = self.ones.val();
-        }
-        for j in 0..self.a_out.len() {
-            self.a_out[j].next = (self.mm_result[j].val() & self.a_result.val())
-                | (self.entry[j].val() & self.a_entry.val())
-                | (self.base_high[j].q.val() & self.a_base.val());
-            self.b_out[j].next = (self.mm_result[j].val() & self.b_result.val())
-                | (self.entry[j].val() & self.b_entry.val())
-                | (self.base_low[j].q.val() & self.b_base.val())
-                | (self.r3[j].q.val() & self.b_r3.val())
-                | (self.t_mont[j].q.val() & self.b_t_mont.val());
+        // The group size as a loop variable: rust-hdl indexes with loop variables only.
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for j in 0..self.a_out.len() {
+                self.a_out[j].next = (self.mm_result[j].val() & self.a_result[j / g].val())
+                    | (self.entry[j].val() & self.a_entry[j / g].val())
+                    | (self.base_high[j].q.val() & self.a_base[j / g].val());
+                self.b_out[j].next = (self.mm_result[j].val() & self.b_result[j / g].val())
+                    | (self.entry[j].val() & self.b_entry[j / g].val())
+                    | (self.base_low[j].q.val() & self.b_base[j / g].val())
+                    | (self.r3[j].q.val() & self.b_r3[j / g].val())
+                    | (self.t_mont[j].q.val() & self.b_t_mont[j / g].val());
+            }
         }
         for j in 0..1 {
-            if self.b_from.val() == Operand::Unit {
+            if self.b_unit_sel.q.val() {
                 self.b_out[j].next = 1.into();
             }
         }

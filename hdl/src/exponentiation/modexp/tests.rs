@@ -42,6 +42,10 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
     let (windows, segmented) = (|w| Schedule::FixedWindow { window_bits: w }, Schedule::RightToLeft { segments: 1 });
     for (modulus_bits, exponent_bits, schedule, k) in
         [(40u64, 13usize, windows(1), 2usize), (45, 20, windows(3), 3), (64, 11, windows(4), 1), (45, 9, segmented, 2)]
+            .into_iter()
+            // A single window, and a single bit: the operands of the schedule's first and last
+            // multiplications at once.
+            .chain([(40, 3, windows(3), 2), (45, 1, segmented, 2)])
     {
         let w = crate::exponentiation::slot_control::exponent_window_bits(schedule);
         let shape = FoldShape::new(modulus_bits as usize, k).unwrap();
