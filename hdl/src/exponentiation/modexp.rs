@@ -106,6 +106,8 @@ impl Logic for ModExp {
         self.slot0.mm_busy.next = self.fold.busy0.val();
         self.slot1.mm_busy.next = self.fold.busy1.val();
         self.fold.start.next = self.slot0.issue.val() | self.slot1.issue.val();
+        self.fold.continues0.next = self.slot0.issue_on_done_next.val();
+        self.fold.continues1.next = self.slot1.issue_on_done_next.val();
         self.fold.classic.next = (self.slot0.issue.val() & self.slot0.issue_classic.val())
             | (self.slot1.issue.val() & self.slot1.issue_classic.val());
         self.fold.redc.next = self.slot0.issue_redc.val() | self.slot1.issue_redc.val();

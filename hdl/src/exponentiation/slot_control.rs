@@ -146,6 +146,9 @@ pub struct SlotControl {
     pub n_public: Vec<Signal<Out, Bits<Y_BITS>>>,
     /// An exponentiation is under way.
     pub busy: Signal<Out, bool>,
+    /// In the next cycle the state issues its next multiplication when the one in flight is
+    /// done (for the multiplier's registered copies of its load).
+    pub issue_on_done_next: Signal<Out, bool>,
     window_bits: Constant<Bits<4>>,
     windows: Constant<Bits<WINDOW_COUNT_BITS>>,
     // 2^w − 1: the table's last entry, and the mask of a window's bits (the bits above it are
@@ -283,6 +286,7 @@ impl SlotControl {
             n_prime_out: Default::default(),
             done: Default::default(),
             busy: Default::default(),
+            issue_on_done_next: Default::default(),
             window_bits: Constant::new((window_bits as u64).into()),
             windows: Constant::new((windows as u64).into()),
             table_last: Constant::new(((1u64 << window_bits) - 1).into()),
@@ -783,7 +787,9 @@ impl part::Part<part::TableComplete> for SlotControl {
     }
 }
 
-/// The next multiplication's mode, classic or folding: the next state names it.
+/// The next multiplication's mode, classic or folding: the next state names it; and whether the
+/// next state issues when its multiplication is done (`Step`: every state with a multiplication
+/// in flight but the last, and the way out of the domain only when decrypting).
 impl part::Part<part::NextMode> for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
@@ -791,6 +797,10 @@ impl part::Part<part::NextMode> for SlotControl {
             | (self.state.d.val() == SlotState::FromMontgomery)
             | (self.state.d.val() == SlotState::Divide)
             | (self.state.d.val() == SlotState::Scale);
+        self.issue_on_done_next.next = (self.state.d.val() != SlotState::Idle)
+            & (self.state.d.val() != SlotState::Waiting)
+            & (self.state.d.val() != SlotState::Scale)
+            & ((self.state.d.val() != SlotState::FromMontgomery) | self.decrypt.val());
     }
 }
 

@@ -61,6 +61,12 @@ pub struct FoldMul {
     pub redc: Signal<In, bool>,
     /// With `start` and `classic`: a pass on A − 1 over N's limbs (the exact division).
     pub decrement: Signal<In, bool>,
+    /// In the next cycle: slot 0 will `start` again in the cycle its multiplication is done (the
+    /// operand registers take their load from copies registered from this, so that no one net
+    /// reaches every operand bit).
+    pub continues0: Signal<In, bool>,
+    /// The same for slot 1.
+    pub continues1: Signal<In, bool>,
     /// Slot 0's multiplier A, normalized limbs (value < X).
     pub a_in0: Vec<Signal<In, Bits<X_BITS>>>,
     /// Slot 0's multiplicand B, normalized limbs (value < X).
@@ -117,6 +123,14 @@ pub struct FoldMul {
     // done). A copy per LIMBS_PER_COPY columns, where the start's own net would reach all of T.
     clear0: Replicas<bool>,
     clear1: Replicas<bool>,
+    // The operands' loads, per LIMBS_PER_COPY limbs of A, then of B: a start when a
+    // multiplication is done, from copies of `done`, of the phase and of `continues`, or else (a
+    // slot's first start) `start` itself, which then reaches only these copies' LUTs. A's and B's
+    // have copies of their own: equal logic on equal inputs would be merged into one LUT.
+    done_copies: Replicas<bool>,
+    ph_load: Toggles,
+    continues0_copies: Replicas<bool>,
+    continues1_copies: Replicas<bool>,
     operands0: FoldOperands,
     operands1: FoldOperands,
     // a·b product (l, w) at index l·W + w (W windows of B), cut into pieces; loop product (l, i)
@@ -181,6 +195,8 @@ impl FoldMul {
             classic: Default::default(),
             redc: Default::default(),
             decrement: Default::default(),
+            continues0: Default::default(),
+            continues1: Default::default(),
             a_in0: many(operand_limbs),
             b_in0: many(operand_limbs),
             a_in1: many(operand_limbs),
@@ -212,6 +228,10 @@ impl FoldMul {
             write1: Replicas::new(copies(columns)),
             clear0: Replicas::new(copies(columns)),
             clear1: Replicas::new(copies(columns)),
+            done_copies: Replicas::new(2 * copies(operand_limbs)),
+            ph_load: Toggles::new(2 * copies(operand_limbs)),
+            continues0_copies: Replicas::new(2 * copies(operand_limbs)),
+            continues1_copies: Replicas::new(2 * copies(operand_limbs)),
             operands0: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
             operands1: FoldOperands::new(operand_limbs, k, steps, classic_steps, decremented_steps),
             ab: many(k * windows),
@@ -293,7 +313,11 @@ impl Logic for FoldMul {
             write0,
             write1,
             clear0,
-            clear1
+            clear1,
+            done_copies,
+            ph_load,
+            continues0_copies,
+            continues1_copies
         );
         for j in 0..self.t0.len() {
             self.t0[j].clock.next = self.clock.val();
@@ -616,6 +640,27 @@ impl Logic for FoldMul {
             self.start.val() & self.ph.q.val() & (!self.operands1.busy.val() | self.done_r.q.val());
         self.clear0.d.next = self.operands0.load.val();
         self.clear1.d.next = self.operands1.load.val();
+        self.done_copies.d.next = self.s2_valid.q.val() & self.s2_last.q.val();
+        self.continues0_copies.d.next = self.continues0.val();
+        self.continues1_copies.d.next = self.continues1.val();
+        for n in (self.operands0.load_a.len())..(self.operands0.load_a.len() + 1) {
+            for c in 0..self.operands0.load_a.len() {
+                self.operands0.load_a[c].next =
+                    (self.done_copies.q[c].val() & !self.ph_load.q[c].val() & self.continues0_copies.q[c].val())
+                        | (self.operands0.load.val() & !self.done_copies.q[c].val());
+                self.operands0.load_b[c].next = (self.done_copies.q[n + c].val()
+                    & !self.ph_load.q[n + c].val()
+                    & self.continues0_copies.q[n + c].val())
+                    | (self.operands0.load.val() & !self.done_copies.q[n + c].val());
+                self.operands1.load_a[c].next =
+                    (self.done_copies.q[c].val() & self.ph_load.q[c].val() & self.continues1_copies.q[c].val())
+                        | (self.operands1.load.val() & !self.done_copies.q[c].val());
+                self.operands1.load_b[c].next = (self.done_copies.q[n + c].val()
+                    & self.ph_load.q[n + c].val()
+                    & self.continues1_copies.q[n + c].val())
+                    | (self.operands1.load.val() & !self.done_copies.q[n + c].val());
+            }
+        }
         for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
             for j in 0..self.t0.len() {
                 if self.clear0.q[j / g].val() {

@@ -33,8 +33,12 @@ use rust_hdl::prelude::*;
 pub struct FoldOperands {
     /// The clock.
     pub clock: Signal<In, Clock>,
-    /// Take `a_in` and `b_in` and start counting steps from 0.
+    /// Start counting steps from 0 (with `load_a` and `load_b`, which take the operands).
     pub load: Signal<In, bool>,
+    /// Copies of `load`, one per LIMBS_PER_COPY limbs of A: take those limbs of `a_in`.
+    pub load_a: Vec<Signal<In, bool>>,
+    /// Copies of `load`, one per LIMBS_PER_COPY limbs of B: take those limbs of `b_in`.
+    pub load_b: Vec<Signal<In, bool>>,
     /// The multiplier A, redundant limbs.
     pub a_in: Vec<Signal<In, Bits<X_BITS>>>,
     /// The multiplicand B, redundant limbs.
@@ -123,6 +127,8 @@ impl FoldOperands {
         FoldOperands {
             clock: Default::default(),
             load: Default::default(),
+            load_a: many(copies(limbs)),
+            load_b: many(copies(limbs)),
             a_in: many(limbs),
             b_in: many(limbs),
             classic_in: Default::default(),
@@ -301,13 +307,17 @@ impl Logic for FoldOperands {
         if self.finish.val() {
             self.busy_r.d.next = false;
         }
-        if self.load.val() {
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
             for j in 0..self.a.len() {
-                self.a[j].d.next = self.a_in[j].val();
+                if self.load_a[j / g].val() {
+                    self.a[j].d.next = self.a_in[j].val();
+                }
+                if self.load_b[j / g].val() {
+                    self.b_limbs[j].d.next = self.b_in[j].val();
+                }
             }
-            for j in 0..self.b_limbs.len() {
-                self.b_limbs[j].d.next = self.b_in[j].val();
-            }
+        }
+        if self.load.val() {
             // Nothing is pending until the lead turn has resolved the first digits.
             self.pending_r.d.next = false;
             self.carry.d.next = false;
@@ -364,6 +374,9 @@ mod tests {
             let a_in = a.clone();
             let trace = simulate(FoldOperands::new(limbs, k, steps, limbs + 1, limbs), steps + 4, move |uut, cycle| {
                 uut.load.next = cycle == 0;
+                for copy in uut.load_a.iter_mut().chain(uut.load_b.iter_mut()) {
+                    copy.next = cycle == 0;
+                }
                 for (port, &limb) in uut.a_in.iter_mut().zip(&a_in) {
                     port.next = limb.into();
                 }
@@ -412,6 +425,9 @@ mod tests {
             let trace =
                 simulate(FoldOperands::new(limbs, k, steps, classic_steps, limbs), 2 * count + 4, move |uut, cycle| {
                     uut.load.next = cycle == 0;
+                    for copy in uut.load_a.iter_mut().chain(uut.load_b.iter_mut()) {
+                        copy.next = cycle == 0;
+                    }
                     uut.classic_in.next = true;
                     uut.decrement_in.next = decrement;
                     for (port, &limb) in uut.a_in.iter_mut().zip(&a_in) {

@@ -76,6 +76,9 @@ fn interleaved_slots_match_the_golden_model_step_by_step() {
             let done = uut.done.val();
             let result: Vec<u64> = uut.result.iter().map(|r| r.val().to_u64()).collect();
             uut.start.next = cycle < 2 || done;
+            // Each result is squared: every multiplication continues when it is done.
+            uut.continues0.next = true;
+            uut.continues1.next = true;
             if cycle < 2 || done {
                 // First the given operands; after a result, its square.
                 let (a, b) = if cycle < 2 { inputs[phase].clone() } else { (result.clone(), result.clone()) };
@@ -184,6 +187,9 @@ fn classic_passes_match_the_golden_model_step_by_step() {
             let done = uut.done.val();
             let result: Vec<u64> = uut.result.iter().map(|r| r.val().to_u64()).collect();
             uut.start.next = false;
+            // A slot continues until its last start.
+            uut.continues0.next = cycle < starts_tb[0][2];
+            uut.continues1.next = cycle < starts_tb[1][2];
             if let Some(which) = starts_tb[phase].iter().position(|&s| s == cycle) {
                 uut.start.next = true;
                 let (a, b) = if which < 2 {
