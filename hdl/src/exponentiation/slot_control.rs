@@ -189,6 +189,10 @@ pub struct SlotControl {
     read_address: DFF<Bits<WINDOW_BITS_MAX>>,
     write_address: Signal<Local, Bits<WINDOW_BITS_MAX>>,
     write_enable: Signal<Local, bool>,
+    // The state writes its result into the table when its multiplication is done, and where:
+    // registered from the next state, like the operand selects.
+    write_on_done: DFF<bool>,
+    write_address_r: DFF<Bits<WINDOW_BITS_MAX>>,
     rotate: Signal<Local, bool>,
     table_complete: Signal<Local, bool>,
     // Which operands the next state's multiplication takes when it is issued.
@@ -196,9 +200,14 @@ pub struct SlotControl {
     b_next: Signal<Local, Operand>,
     // One-hot masks (all ones or zero) of the multiplexers' sources.
     ones: Constant<Bits<X_BITS>>,
-    entry_ram: Signal<Local, Bits<X_BITS>>,
-    entry_bypass: Signal<Local, Bits<X_BITS>>,
-    entry_one: Signal<Local, Bits<X_BITS>>,
+    // The table entry's sources (its RAM, the result being written to it, T[0] = R mod N), in
+    // copies per LIMBS_PER_COPY limbs registered from the next read address and table write.
+    entry_ram_sel: Replicas<bool>,
+    entry_bypass_sel: Replicas<bool>,
+    entry_one_sel: Replicas<bool>,
+    entry_ram: Vec<Signal<Local, Bits<X_BITS>>>,
+    entry_bypass: Vec<Signal<Local, Bits<X_BITS>>>,
+    entry_one: Vec<Signal<Local, Bits<X_BITS>>>,
     // The operand multiplexers' selects, registered from the next state in copies (one per
     // LIMBS_PER_COPY limbs), and the masks each copy makes: a decode of the state would reach
     // every bit of both operands from one LUT.
@@ -317,14 +326,19 @@ impl SlotControl {
             read_address: Default::default(),
             write_address: Default::default(),
             write_enable: Default::default(),
+            write_on_done: Default::default(),
+            write_address_r: Default::default(),
             rotate: Default::default(),
             table_complete: Default::default(),
             a_next: Default::default(),
             b_next: Default::default(),
             ones: Constant::new(((1u64 << X_BITS) - 1).into()),
-            entry_ram: Default::default(),
-            entry_bypass: Default::default(),
-            entry_one: Default::default(),
+            entry_ram_sel: Replicas::new(copies(operand_limbs)),
+            entry_bypass_sel: Replicas::new(copies(operand_limbs)),
+            entry_one_sel: Replicas::new(copies(operand_limbs)),
+            entry_ram: many(copies(operand_limbs)),
+            entry_bypass: many(copies(operand_limbs)),
+            entry_one: many(copies(operand_limbs)),
             a_result_sel: Replicas::new(copies(operand_limbs)),
             a_entry_sel: Replicas::new(copies(operand_limbs)),
             a_base_sel: Replicas::new(copies(operand_limbs)),
@@ -457,8 +471,6 @@ impl part::Part<part::Defaults> for SlotControl {
         self.issue.next = false;
         self.issue_redc.next = false;
         self.issue_decrement.next = false;
-        self.write_enable.next = false;
-        self.write_address.next = self.table_index.q.val();
         self.rotate.next = false;
     }
 }
@@ -665,15 +677,12 @@ impl part::Part<part::Step> for SlotControl {
             }
             SlotState::ToMontgomery => {
                 if self.mm_done.val() {
-                    self.write_enable.next = true;
                     self.issue.next = true;
                     if self.segmented.val() {
                         // sq = x̃ into T[2]; the first bit's acc·sq, acc = R mod N.
-                        self.write_address.next = 2.into();
                         self.windows_left.d.next = self.windows.val();
                         self.state.d.next = SlotState::BitProduct;
                     } else {
-                        self.write_address.next = 1.into();
                         // T[2] = x̃·x̃ (unless 1-bit windows: then the table is complete).
                         self.table_index.d.next = 2.into();
                         self.state.d.next = SlotState::Table;
@@ -682,7 +691,6 @@ impl part::Part<part::Step> for SlotControl {
             }
             SlotState::Table => {
                 if self.mm_done.val() {
-                    self.write_enable.next = true;
                     self.issue.next = true;
                     self.table_index.d.next = self.table_index.q.val() + 1;
                 }
@@ -713,8 +721,6 @@ impl part::Part<part::Step> for SlotControl {
                 if self.mm_done.val() {
                     // acc = acc·sq if the bit is 1 (the product is computed either way); sq·sq.
                     if self.exponent_bit.val() {
-                        self.write_enable.next = true;
-                        self.write_address.next = 1.into();
                         self.acc_set.d.next = true;
                     }
                     self.issue.next = true;
@@ -724,8 +730,6 @@ impl part::Part<part::Step> for SlotControl {
             SlotState::BitSquare => {
                 if self.mm_done.val() {
                     // sq into T[2]; the next bit's acc·sq, or after the last bit acc·1.
-                    self.write_enable.next = true;
-                    self.write_address.next = 2.into();
                     self.rotate.next = true;
                     self.windows_left.d.next = self.windows_left.q.val() - 1;
                     self.issue.next = true;
@@ -833,11 +837,47 @@ impl part::Part<part::ExponentRotation> for SlotControl {
     }
 }
 
-/// The table: T[1 … 2^w − 1] in one small RAM per limb column, and the entry read from it
-/// (bypassed when it is written in the same cycle; T[0] is R mod N, loaded with the key).
+/// The table: written with the result when a multiplication that stores it is done (the
+/// window table's entries as it is built; segmented, sq into T[2] and acc into T[1] when the
+/// exponent bit is 1), read at `read_address`, with the result bypassed when it is written to
+/// the entry being read. Which state writes where depends on the state, its table index and
+/// the exponent, so the write and the entry's sources are registered from the next ones and
+/// ready, in copies, when the state issues (the entry is read only then).
 impl part::Part<part::TableStorage> for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
+        clock!(self, clock, entry_ram_sel, entry_bypass_sel, entry_one_sel);
+        self.write_on_done.clock.next = self.clock.val();
+        self.write_address_r.clock.next = self.clock.val();
+        self.write_on_done.d.next = false;
+        self.write_address_r.d.next = self.table_index.d.val();
+        match self.state.d.val() {
+            SlotState::ToMontgomery => {
+                // x̃ into T[1], or segmented sq = x̃ into T[2].
+                self.write_on_done.d.next = true;
+                self.write_address_r.d.next = 1.into();
+                if self.segmented.val() {
+                    self.write_address_r.d.next = 2.into();
+                }
+            }
+            SlotState::Table => {
+                self.write_on_done.d.next = true;
+            }
+            SlotState::BitProduct => {
+                // acc = acc·sq into T[1] when the bit is 1.
+                for i in (self.exponent.len() - 1)..self.exponent.len() {
+                    self.write_on_done.d.next = self.exponent[i].d.val().get_bit(0);
+                }
+                self.write_address_r.d.next = 1.into();
+            }
+            SlotState::BitSquare => {
+                self.write_on_done.d.next = true;
+                self.write_address_r.d.next = 2.into();
+            }
+            _ => {}
+        }
+        self.write_enable.next = self.mm_done.val() & self.write_on_done.q.val();
+        self.write_address.next = self.write_address_r.q.val();
         for j in 0..self.table.len() {
             self.table[j].read_clock.next = self.clock.val();
             self.table[j].write_clock.next = self.clock.val();
@@ -850,20 +890,37 @@ impl part::Part<part::TableStorage> for SlotControl {
         // Every multiplexer here and in `OperandSelect` is an AND-OR of one-hot masks: per bit one
         // LUT over its sources, where an if-chain over the operand codes becomes a 16-way
         // multiplexer tree per bit.
-        self.entry_ram.next = 0.into();
-        self.entry_bypass.next = 0.into();
-        self.entry_one.next = 0.into();
-        if self.read_address.q.val() == 0 {
-            self.entry_one.next = self.ones.val();
-        } else if self.write_enable.val() & (self.write_address.val() == self.read_address.q.val()) {
-            self.entry_bypass.next = self.ones.val();
+        self.entry_one_sel.d.next = false;
+        self.entry_bypass_sel.d.next = false;
+        self.entry_ram_sel.d.next = false;
+        if self.read_address.d.val() == 0 {
+            self.entry_one_sel.d.next = true;
+        } else if self.write_on_done.d.val() & (self.write_address_r.d.val() == self.read_address.d.val()) {
+            self.entry_bypass_sel.d.next = true;
         } else {
-            self.entry_ram.next = self.ones.val();
+            self.entry_ram_sel.d.next = true;
         }
-        for j in 0..self.table.len() {
-            self.entry[j].next = (self.table[j].read_data.val() & self.entry_ram.val())
-                | (self.mm_result[j].val() & self.entry_bypass.val())
-                | (self.one[j].q.val() & self.entry_one.val());
+        for c in 0..self.entry_ram.len() {
+            self.entry_ram[c].next = 0.into();
+            self.entry_bypass[c].next = 0.into();
+            self.entry_one[c].next = 0.into();
+            if self.entry_ram_sel.q[c].val() {
+                self.entry_ram[c].next = self.ones.val();
+            }
+            if self.entry_bypass_sel.q[c].val() {
+                self.entry_bypass[c].next = self.ones.val();
+            }
+            if self.entry_one_sel.q[c].val() {
+                self.entry_one[c].next = self.ones.val();
+            }
+        }
+        // The group size as a loop variable: rust-hdl indexes with loop variables only.
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for j in 0..self.table.len() {
+                self.entry[j].next = (self.table[j].read_data.val() & self.entry_ram[j / g].val())
+                    | (self.mm_result[j].val() & self.entry_bypass[j / g].val())
+                    | (self.one[j].q.val() & self.entry_one[j / g].val());
+            }
         }
     }
 }
