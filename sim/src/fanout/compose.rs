@@ -2,15 +2,22 @@
 //! no Yosys run of its own.
 //!
 //! Each unit (a distinct module with its flip-flop and memory wrappers inlined, its other children
-//! black boxes: see [`crate::estimate::hierarchical`]) is synthesized once; its netlist says, for
-//! every net, how many cell pins of the unit it reaches, which input pins of which black-box
-//! instances, and which of the unit's own output ports. [`UnitNets`] keeps just that, in the
-//! unit's cache entry. The loads of a net in the flat design are then composed over the instance
-//! tree:
-//! - **down**, per module type, bottom-up: each input port bit of a unit reaches the loads of its
-//!   net inside the unit and, recursively, inside its black boxes (a module type's figure is the
-//!   same in all its copies). A port that a unit passes straight to one of its outputs joins, in
-//!   the parent, the net on that output: the two are one net in the flat design.
+//! black boxes: see [`crate::estimate::hierarchical`]) is synthesized once; its netlist says which
+//! nets each of its cells reads (clock pins apart) and drives, which nets enter which input pins of
+//! which black-box instances, and which are the unit's own ports. [`UnitNets`] keeps just that, in
+//! the unit's cache entry. The loads of a net in the flat design are then composed over the
+//! instance tree:
+//! - **what survives**: a flat run's `opt_clean` removes logic whose outputs nothing reads, and a
+//!   unit, synthesized out of context, keeps all of it for its ports. So first the cells that feed
+//!   something are found, backwards from the top's outputs and from `keep` cells, across
+//!   boundaries (an output of a module type is used when some instance's parent uses it, an input
+//!   when something used inside reads it), to a fixed point. Without it the multiplier's phase
+//!   register, which selects the T limbs it shows on outputs only its tests read, had 742 loads at
+//!   512 bits instead of the flat run's 50.
+//! - **down**, per module type, bottom-up: each input port bit of a unit reaches the surviving
+//!   loads of its net inside the unit and, recursively, inside its black boxes (a module type's
+//!   figure is the same in all its copies). A port that a unit passes straight to one of its
+//!   outputs joins, in the parent, the net on that output: the two are one net in the flat design.
 //! - **up**, per instance, top-down: a net that reaches an output port of its unit reaches the
 //!   loads of the net it is in the parent (other children's inputs included), and further up
 //!   when that net leaves the parent too. Each parent net counts once, however many of the
@@ -20,19 +27,24 @@
 //! primitive that drives it (sequential cells ranked, logic apart), left out when it reaches a
 //! clock pin at any level, constants never counted. Its name is the instance path and its best
 //! name in its unit, or in a unit above it when that name is better by `better_name` (rust-hdl's
-//! register outputs `….q` first, then the shortest), as the flat netlist's aliases would give.
+//! register outputs `….q` first, then the shortest), as the flat netlist's aliases would give;
+//! its driver is the instance path and the cell's name in its unit.
 //!
 //! What it loses against a flat run of the whole design (`EstimateMethod::Flat`), as the
 //! hierarchical resource estimate does: optimisation across boundaries. A constant an instance
-//! receives is not propagated into it, so a select driven by a constant in one copy still has
-//! its loads; logic behind an output the parent ignores keeps its loads; ABC maps each unit on
-//! its own, so a register whose decoder ABC copies into every LUT after it in one big run may
-//! reach one decoder LUT here (and the LUT's net the loads), or the other way round; and the
-//! units run plain `synth_xilinx`, where the flat fanout run stops the fine stage's flip-flop
-//! optimisation after one round (see the parent module), so constant flip-flops down a chain
-//! are removed here with their loads. The differences measured on the accelerator are in
-//! docs/architecture.md ("Fanout"); a test holds the composition to the flat count on a small
-//! design.
+//! receives is not propagated into it, so a select that is constant in one copy still has its
+//! loads there; what survives is decided per module type, so logic one copy uses and another
+//! ignores is kept in both; ABC maps each unit on its own, so a decoder it copies into every LUT
+//! after it in one big run may stay one LUT here (its register's loads then being the LUT's),
+//! or the other way round, and a register's pins among the multiplexers it selects come out a
+//! little differently; and the units run plain `synth_xilinx`, where the flat fanout run stops the
+//! fine stage's flip-flop optimisation after one round (see the parent module), so constant
+//! flip-flops down a chain are removed here with their loads. Measured on the accelerator (docs/
+//! architecture.md, "Fanout"): the same registers lead both lists, within a few loads, but the
+//! phase register (40 composed, 50 flat at 512 bits); the logic-driven nets differ more, as ABC
+//! maps the decoders behind them differently in each run. The `estimate_methods` tests hold the
+//! composition to the flat run at 512 and 2048 bits; a test holds it to the flat count exactly on
+//! a small hierarchy where nothing crosses a boundary.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
@@ -140,10 +152,11 @@ pub(crate) fn parse_unit_netlist(
     };
     for (name, port) in &module.ports {
         let pins: Pins = port.bits.iter().map(|b| id(&mut u, b)).collect();
+        // An inout port (none in the accelerator) is left out: what crosses it is not composed.
         match port.direction.as_str() {
             "input" => u.inputs.insert(name.clone(), pins),
             "output" => u.outputs.insert(name.clone(), pins),
-            other => return Err(err(format!("port `{name}` of `{top}` is an {other}: not supported"))),
+            _ => None,
         };
     }
     for (name, cell) in &module.cells {
@@ -513,16 +526,10 @@ pub(crate) fn compose(dedup: &Dedup, units: &[(&str, &UnitNets)], n: usize, tool
                 clock[class[n as usize] as usize] = true;
             }
         }
-        for net in 0..count {
-            let c = class[net] as usize;
-            if !nets.names[net].is_empty() {
-                let better = match name[c] {
-                    None => true,
-                    Some(old) => better_name(&nets.names[net], &nets.names[old as usize]),
-                };
-                if better {
-                    name[c] = Some(net as u32);
-                }
+        for (net, (own, &c)) in nets.names.iter().zip(&class).enumerate() {
+            let c = c as usize;
+            if !own.is_empty() && name[c].is_none_or(|old| better_name(own, &nets.names[old as usize])) {
+                name[c] = Some(net as u32);
             }
         }
         for (name, pins) in &nets.boxes {
@@ -663,7 +670,7 @@ fn ranked(instances: &[Instance], summaries: &[Summary], mut all: Vec<Candidate>
     if n == 0 || all.is_empty() {
         return Vec::new();
     }
-    all.sort_unstable_by(|a, b| b.loads.cmp(&a.loads));
+    all.sort_unstable_by_key(|c| std::cmp::Reverse(c.loads));
     // Name only what can make the list: every candidate with the n-th highest loads or more.
     let floor = all[(n - 1).min(all.len() - 1)].loads;
     let mut nets: Vec<NetFanout> = all

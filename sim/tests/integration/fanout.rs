@@ -1,5 +1,5 @@
-//! Register fanout from Yosys: a real run on a tiny design, and (ignored) the 2048-bit
-//! accelerator.
+//! Register fanout from Yosys: real runs on tiny designs, flat and composed from the units of a
+//! small hierarchy, and (ignored) the 2048-bit accelerator.
 
 use std::time::Instant;
 
@@ -45,11 +45,10 @@ fn counts_the_loads_of_two_registers() {
     assert!(fanout(TWO_REGISTERS, "top; x", &opts).is_err());
 }
 
-/// The default configuration's one-core 2048-bit accelerator, flattened: prints the table (run
-/// it under `/usr/bin/time -v` for the peak memory of the Yosys run). 9.5 minutes and 2.4 GB at
-/// most in one process (Yosys, ABC or the parser) when written, on two cores.
+/// The default configuration's one-core 2048-bit accelerator, composed from its units as `ecrt
+/// estimate` does: prints the table (the flat run is compared with it in `estimate_methods`).
 #[test]
-#[ignore = "slow: flat Yosys synthesis of the 2048-bit accelerator (about 10 minutes)"]
+#[ignore = "slow: Yosys synthesis of the 2048-bit accelerator's units (minutes)"]
 fn default_configuration_fanout_at_2048_bits() {
     let config = AcceleratorConfig { key_bits: 2048, cores: 1, ..Default::default() };
     let emitted = ecrt_hdl::emit::emit(&config).unwrap();
