@@ -75,9 +75,11 @@ fn default_configuration_logic_delay() {
 }
 
 /// How far the composed fanout of a register-driven net may stray from the flat run's: each
-/// unit's own ABC run maps some of a register's loads differently (at 512 bits, when this was
-/// written: the highest net 53 loads composed against 54 flat, the multiplier's phase register
-/// 40 against 50, every other net of both lists within 2). The logic-driven nets are printed,
+/// unit's own ABC run maps some of a register's loads differently (when this was written, at 512
+/// bits: the highest net 53 loads composed against 54 flat, the multiplier's phase register 40
+/// against 50, every other net of both lists within 2; at 2048 bits, against the flat run on
+/// record: the correction's borrow 53 against 52, the 19 other nets both lists name equal).
+/// The logic-driven nets are printed,
 /// not held: ABC maps the decoders behind them differently in each run (module docs of
 /// `ecrt_sim::fanout::compose`).
 const FANOUT_TOLERANCE: f64 = 0.25;
