@@ -10,8 +10,8 @@ use ecrt_contract::clock::ClockEstimate;
 use ecrt_hdl::config::AcceleratorConfig;
 use ecrt_sim::timing::PathStep;
 use ecrt_sim::{
-    estimate, fanout, logic_delay, EstimateMethod, EstimateOptions, FanoutReport, ModuleResources, ResourceEstimate,
-    TimingEstimate,
+    estimate, estimate_with_fanout, fanout, logic_delay, EstimateMethod, EstimateOptions, FanoutReport,
+    ModuleResources, ResourceEstimate, TimingEstimate,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -30,15 +30,17 @@ pub struct Args {
     /// Also write the JSON object to this file.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// `hierarchical`: each distinct module synthesized once and summed over its instances
-    /// (minutes); `flat`: the whole design flattened in one Yosys run (tens of minutes at 2048 bits).
+    /// `hierarchical`: each distinct module synthesized once and summed over its instances, the
+    /// fanout composed from the same runs (minutes); `flat`: the whole design flattened in one
+    /// Yosys run, and the fanout from another (tens of minutes at 2048 bits).
     #[arg(long, value_enum, default_value = "hierarchical")]
     method: Method,
     /// Skip the timing figure (a flattened 512-bit one-core synthesis, a few minutes when not cached).
     #[arg(long)]
     no_timing: bool,
-    /// Skip the fanout figure (a flattened one-core synthesis at the full key width: about ten
-    /// minutes and 2.4 GB at 2048 bits when not cached).
+    /// Skip the fanout figure (composed from the resource estimate's units in seconds; with
+    /// `--method flat`, a flattened one-core synthesis at the full key width: about ten minutes
+    /// and 2.4 GB at 2048 bits when not cached).
     #[arg(long)]
     no_fanout: bool,
 }
@@ -188,8 +190,9 @@ pub struct DesignEstimates {
     pub fanout: Option<FanoutReport>,
 }
 
-/// Yosys's resources of `emitted` (the RTL of `config`) and, when asked, its timing and fanout
-/// runs, side by side.
+/// Yosys's resources of `emitted` (the RTL of `config`) and, when asked, its timing (beside them)
+/// and fanout (from the same units when the design has one core, else from the one-core design's
+/// units, most of them the same: see [`fanout_of`]).
 pub fn design_estimates(
     config: &AcceleratorConfig,
     emitted: &ecrt_hdl::emit::Emitted,
@@ -200,11 +203,24 @@ pub fn design_estimates(
     fn joined<T>(r: std::thread::Result<anyhow::Result<T>>) -> anyhow::Result<T> {
         r.unwrap_or_else(|_| Err(anyhow::anyhow!("a Yosys run panicked")))
     }
+    let top = &emitted.manifest.top;
     let (resources, timing, fanout) = std::thread::scope(|s| {
         let timing = timed.then(|| s.spawn(|| timing_of(config, opts.progress)));
-        let fanout = with_fanout.then(|| s.spawn(|| fanout_of(config, opts.progress)));
-        let resources = estimate(&emitted.verilog, &emitted.manifest.top, opts);
-        (resources, timing.map(|t| joined(t.join())), fanout.map(|f| joined(f.join())))
+        let (resources, fanout): (anyhow::Result<_>, Option<anyhow::Result<_>>) = if with_fanout && config.cores == 1 {
+            match estimate_with_fanout(&emitted.verilog, top, opts) {
+                Ok((r, f)) => (Ok(r), Some(Ok(f))),
+                Err(e) => (Err(e.into()), None),
+            }
+        } else if opts.method == EstimateMethod::Flat {
+            let fanout = with_fanout.then(|| s.spawn(|| fanout_of(config, opts)));
+            (estimate(&emitted.verilog, top, opts).map_err(Into::into), fanout.map(|f| joined(f.join())))
+        } else {
+            // After the resources, so that the units both designs share are synthesized once.
+            let resources = estimate(&emitted.verilog, top, opts);
+            let fanout = (with_fanout && resources.is_ok()).then(|| fanout_of(config, opts));
+            (resources.map_err(Into::into), fanout)
+        };
+        (resources, timing.map(|t| joined(t.join())), fanout)
     });
     Ok(DesignEstimates { resources: resources?, timing: timing.transpose()?, fanout: fanout.transpose()? })
 }
@@ -215,11 +231,11 @@ const BY_MODULE_ROWS: usize = 8;
 const FANOUT_ROWS: usize = 8;
 
 /// The highest-fanout nets of a one-core accelerator of `config`'s key width (fanout grows with
-/// the width: a control register reaches every limb), cached by content.
-pub(crate) fn fanout_of(config: &AcceleratorConfig, progress: bool) -> anyhow::Result<FanoutReport> {
+/// the width: a control register reaches every limb), by `opts.method`, cached by content.
+pub(crate) fn fanout_of(config: &AcceleratorConfig, opts: &EstimateOptions) -> anyhow::Result<FanoutReport> {
     let unit = AcceleratorConfig { cores: 1, ..config.clone() };
     let emitted = ecrt_hdl::emit::emit(&unit)?;
-    Ok(fanout(&emitted.verilog, &emitted.manifest.top, &EstimateOptions { progress, ..Default::default() })?)
+    Ok(fanout(&emitted.verilog, &emitted.manifest.top, opts)?)
 }
 
 /// The key width of the flattened design the timing figure comes from: no path of the accelerator

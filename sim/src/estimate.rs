@@ -11,6 +11,8 @@
 //! synthesized once and the results are summed over its instances with [`ResourceEstimate::scaled`]
 //! and [`ResourceEstimate::add`]; [`EstimateMethod::Flat`] keeps the single flat run. Results are
 //! cached by content (`<cache_dir>/estimate/`: per distinct module, or per design for a flat run).
+//! [`estimate_with_fanout`] also gives the highest-fanout nets ([`crate::fanout()`]), from the
+//! same units' netlists.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -229,6 +231,33 @@ pub fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<Reso
     match opts.method {
         EstimateMethod::Flat => estimate_flat(verilog, top, opts),
         EstimateMethod::Hierarchical => hierarchical::estimate(verilog, top, opts),
+    }
+}
+
+/// The resources of `top` in `verilog` and its highest-fanout nets ([`crate::fanout()`]), both by
+/// `opts.method`: hierarchically, the fanout is composed from the same units' runs; flat, the two
+/// flat runs go side by side.
+pub fn estimate_with_fanout(
+    verilog: &str,
+    top: &str,
+    opts: &EstimateOptions,
+) -> Result<(ResourceEstimate, crate::FanoutReport)> {
+    if top.is_empty() || top.contains([';', ' ', '\n', '"']) {
+        return Err(SimError::Spec(format!("unusable top module name {top:?}")));
+    }
+    match opts.method {
+        EstimateMethod::Hierarchical => {
+            let units = hierarchical::synthesize(verilog, top, opts)?;
+            Ok((units.resources(), crate::fanout::composed(&units)?))
+        }
+        EstimateMethod::Flat => std::thread::scope(|s| {
+            let fanout = s.spawn(|| crate::fanout(verilog, top, opts));
+            let resources = estimate_flat(verilog, top, opts);
+            let fanout = fanout
+                .join()
+                .unwrap_or_else(|_| Err(SimError::Report { tool: "yosys", message: "the fanout run panicked".into() }));
+            Ok((resources?, fanout?))
+        }),
     }
 }
 

@@ -2,23 +2,33 @@
 //! 7-series synthesis.
 //!
 //! Routing delay on a 7-series part grows with fanout, and a control register that fans out to
-//! every limb of a wide datapath is the first thing placement stretches. [`fanout`] synthesizes a
-//! design flattened as the flat resource estimate does (`synth_xilinx -family xc7 -flatten
-//! -widemux 8`, plain ABC LUT mapping: `-abc9` is slower and changes only what timing needs),
-//! writes the netlist with `write_json` and counts, for every net a sequential cell drives
-//! (flip-flops `FD*`, latches `LD*`, shift registers `SRL*`, LUT and block RAM `RAM*`,
-//! `DSP48E1`), the cell input pins it reaches: LUT inputs, flip-flop D/CE/R/S pins, MUXF7/F8
-//! selects, carry-chain and DSP inputs. Clock pins and nets that reach a clock pin are left out,
-//! and so are constants and the top module's output ports (they are not cell pins).
+//! every limb of a wide datapath is the first thing placement stretches. [`fanout`] counts, for
+//! every net a sequential cell drives (flip-flops `FD*`, latches `LD*`, shift registers `SRL*`,
+//! LUT and block RAM `RAM*`, `DSP48E1`), the cell input pins it reaches: LUT inputs, flip-flop
+//! D/CE/R/S pins, MUXF7/F8 selects, carry-chain and DSP inputs. Clock pins and nets that reach a
+//! clock pin are left out, and so are constants and the top module's output ports (they are not
+//! cell pins). The nets that logic drives (LUTs, MUXF7/F8, carry chains) are listed apart.
 //!
-//! **One change to the synthesis, for the full-width core.** Unchanged, the flat synthesis of the
-//! one-core 2048-bit accelerator had not finished after 13.5 minutes (1.65 GB): the fine stage's
-//! `opt -full` was on its 23rd round, about 17 s each, every round finding a few more flip-flop
-//! bits constant, one register stage further down a chain each time.
+//! Two ways, by [`EstimateOptions::method`]:
+//! - **Composed** ([`EstimateMethod::Hierarchical`], the default): from the netlists of the
+//!   hierarchical resource estimate's units, composed over the instance tree ([`compose`]): no
+//!   Yosys run of its own, so with the resource estimate it costs seconds. What it loses against
+//!   the flat run is in [`compose`]'s docs.
+//! - **Flat** ([`EstimateMethod::Flat`]): the design flattened as the flat resource estimate does
+//!   (`synth_xilinx -family xc7 -flatten -widemux 8`, plain ABC LUT mapping: `-abc9` is slower
+//!   and changes only what timing needs), `write_json`, and the loads counted in the one netlist
+//!   (about ten minutes and 2.4 GB for the one-core 2048-bit accelerator). The reference the
+//!   composition is checked against.
+//!
+//! **One change to the flat synthesis, for the full-width core.** Unchanged, the flat synthesis
+//! of the one-core 2048-bit accelerator had not finished after 13.5 minutes (1.65 GB): the fine
+//! stage's `opt -full` was on its 23rd round, about 17 s each, every round finding a few more
+//! flip-flop bits constant, one register stage further down a chain each time.
 //! The script runs `synth_xilinx`'s stages itself and does that stage's `opt -full` without its
 //! flip-flop pass (`-noff`), then one `opt_dff` round: the enables and resets that round folds
 //! into flip-flops are folded as before; constant flip-flops further down such chains stay, with
-//! their loads (Vivado removes them).
+//! their loads (Vivado removes them). The units of the composed figure are small enough for the
+//! unchanged `synth_xilinx`.
 //!
 //! What Vivado would do differently, so the figures are **an estimate of the pressure, not of
 //! Vivado's netlist**:
@@ -50,14 +60,17 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::cache::content_key;
 use crate::error::{Result, SimError};
-use crate::estimate::SYNTH_XILINX;
+use crate::estimate::{hierarchical, SYNTH_XILINX};
 use crate::progress::Spinner;
 use crate::synth::{self, Job};
 use crate::toolchain::yosys_version;
-use crate::EstimateOptions;
+use crate::{EstimateMethod, EstimateOptions};
 
-/// Bump when the script or the parsing changes: part of the cache key.
-const FANOUT_FORMAT: &str = "ecrt-sim fanout 2";
+pub(crate) mod compose;
+
+/// Bump when the script or the parsing changes: part of the flat run's cache key, and named in
+/// every report's `tool`.
+const FANOUT_FORMAT: &str = "ecrt-sim fanout 3";
 
 /// How many nets [`fanout`] reports, highest first.
 pub const FANOUT_NETS: usize = 20;
@@ -133,12 +146,34 @@ fn script(top: &str) -> String {
     )
 }
 
-/// The register- and DSP-driven nets of `top` in `verilog` with the most loads (see the module
-/// docs), cached by content in `opts.cache_dir` (`opts.method` does not apply: the run is flat).
+/// The register- and DSP-driven nets of `top` in `verilog` with the most loads, and apart from
+/// them the logic-driven ones (see the module docs): composed from the hierarchical estimate's
+/// units, or by `opts.method` from a flat run, cached by content in `opts.cache_dir`.
 pub fn fanout(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<FanoutReport> {
     if top.is_empty() || top.contains([';', ' ', '\n', '"']) {
         return Err(SimError::Spec(format!("unusable top module name {top:?}")));
     }
+    match opts.method {
+        EstimateMethod::Hierarchical => Ok(composed(&hierarchical::synthesize(verilog, top, opts)?)?),
+        EstimateMethod::Flat => fanout_flat(verilog, top, opts),
+    }
+}
+
+/// The composed fanout of units already synthesized.
+pub(crate) fn composed(s: &hierarchical::Synthesized) -> Result<FanoutReport> {
+    let units: Vec<(&str, &compose::UnitNets)> =
+        s.units.iter().zip(&s.results).map(|(u, r)| (u.module.as_str(), &r.nets)).collect();
+    let tool = format!(
+        "{}: {SYNTH_XILINX} per distinct module ({} units), loads composed over the instance tree \
+         ({FANOUT_FORMAT}; Yosys replicates nothing)",
+        s.version,
+        s.units.len()
+    );
+    compose::compose(&s.dedup, &units, FANOUT_NETS, &tool)
+}
+
+/// [`EstimateMethod::Flat`]: one flat synthesis, its netlist counted.
+fn fanout_flat(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<FanoutReport> {
     let version = yosys_version()?;
     let script = script(top);
     let key = content_key(&[FANOUT_FORMAT.as_bytes(), version.as_bytes(), script.as_bytes(), verilog.as_bytes()]);
@@ -148,7 +183,7 @@ pub fn fanout(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<Fanout
     spinner.step("synth_xilinx -flatten; write_json; counting loads");
     let tool = format!(
         "{version}: {SYNTH_XILINX}, one opt_dff round in the fine stage; loads of sequential cells' nets \
-         (Yosys replicates nothing)"
+         in the flat netlist ({FANOUT_FORMAT}; Yosys replicates nothing)"
     );
     let job = Job { files: vec![("top.v", verilog)], script };
     let r = synth::cached(cache, "fanout", &key, &job, |dir| {

@@ -135,8 +135,9 @@ pub(crate) struct Module {
     tokens: Vec<Token>,
     /// The token index of the name in the header.
     name_token: usize,
-    /// Instantiations: the token index of the instantiated module's name, and that name.
-    instances: Vec<(usize, String)>,
+    /// Instantiations: the token index of the instantiated module's name, that name, and the
+    /// instance's name.
+    instances: Vec<(usize, String, String)>,
 }
 
 /// A parsed design: its modules and whatever text lies outside them.
@@ -205,7 +206,10 @@ impl Design {
                 if t[j].kind == Kind::Ident && index.contains_key(word) {
                     let next = &t[j + 1];
                     if next.kind == Kind::Ident || &m.text[next.span.clone()] == "#" {
-                        m.instances.push((j, word.to_owned()));
+                        let instance = instance_name(&m.text, t, j + 1).ok_or_else(|| {
+                            SimError::Spec(format!("an instance of `{word}` in `{}` has no name", m.name))
+                        })?;
+                        m.instances.push((j, word.to_owned(), instance));
                     }
                 }
             }
@@ -231,7 +235,7 @@ impl Design {
         let mut modules = BTreeMap::new();
         while let Some(&mut (k, ref mut next)) = stack.last_mut() {
             let m = &self.modules[k];
-            if let Some((_, child)) = m.instances.get(*next) {
+            if let Some((_, child, _)) = m.instances.get(*next) {
                 *next += 1;
                 let c = self.index[child];
                 if on_stack[c] {
@@ -246,14 +250,15 @@ impl Design {
             stack.pop();
             on_stack[k] = false;
             let children: Vec<String> =
-                m.instances.iter().map(|(_, c)| canon[self.index[c]].clone().expect("visited")).collect();
+                m.instances.iter().map(|(_, c, _)| canon[self.index[c]].clone().expect("visited")).collect();
             let mut subst: Vec<(usize, &str)> = vec![(m.name_token, SELF)];
-            subst.extend(m.instances.iter().zip(&children).map(|((j, _), c)| (*j, c.as_str())));
+            subst.extend(m.instances.iter().zip(&children).map(|((j, _, _), c)| (*j, c.as_str())));
             let body = render(&m.text, &m.tokens, &subst);
             let name = format!("m_{}", content_key(&[self.preamble.as_bytes(), body.as_bytes()]));
             modules.entry(name.clone()).or_insert_with(|| CanonModule {
                 body,
                 children: children.clone(),
+                instance_names: m.instances.iter().map(|(_, _, i)| i.clone()).collect(),
                 originals: Vec::new(),
             });
             modules.get_mut(&name).expect("inserted").originals.push(m.name.clone());
@@ -297,6 +302,34 @@ fn render(text: &str, tokens: &[Token], subst: &[(usize, &str)]) -> String {
     out
 }
 
+/// The name of the instance whose module name is the token before `at`: the identifier there, or
+/// after a `#( … )` parameter list. An escaped identifier loses its backslash, as in Yosys' names.
+fn instance_name(text: &str, tokens: &[Token], mut at: usize) -> Option<String> {
+    let word = |t: &Token| &text[t.span.clone()];
+    if word(tokens.get(at)?) == "#" {
+        at += 1;
+        let mut depth = 0usize;
+        loop {
+            match word(tokens.get(at)?) {
+                "(" => depth += 1,
+                ")" => depth = depth.checked_sub(1)?,
+                _ => {}
+            }
+            at += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    let t = tokens.get(at)?;
+    let w = word(t);
+    match t.kind {
+        Kind::Ident => Some(w.to_owned()),
+        Kind::Other if w.len() > 1 && w.starts_with('\\') => Some(w[1..].to_owned()),
+        Kind::Other => None,
+    }
+}
+
 /// The modules reachable from `top`, parents before children.
 fn topological(modules: &BTreeMap<String, CanonModule>, top: &str) -> Vec<String> {
     let mut post = Vec::new();
@@ -326,6 +359,8 @@ pub(crate) struct CanonModule {
     body: String,
     /// The canonical names of the modules it instantiates, one per instance.
     pub children: Vec<String>,
+    /// The instances' names, as `children` (part of the body, so the same in every copy).
+    pub instance_names: Vec<String>,
     /// The names the body had in the source.
     pub originals: Vec<String>,
 }
@@ -370,6 +405,11 @@ impl Dedup {
             out.push_str(&m.body.replacen(SELF, own, 1));
         }
         out
+    }
+
+    /// The distinct modules below the top, the top first and every module before its children.
+    pub fn parents_first(&self) -> Vec<String> {
+        topological(&self.modules, &self.top)
     }
 
     /// One [`Unit`] per distinct module where `cut` cuts the hierarchy, and one for the top: each
@@ -577,10 +617,17 @@ endmodule
         let d = Design::parse(SRC).unwrap();
         assert_eq!(d.module_names(), ["top", "top$p0", "top$p1", "top$p0$r0", "top$p0$r1", "top$p1$r0", "top$p1$r1"]);
         let insts =
-            |n: &str| -> Vec<String> { d.modules[d.index[n]].instances.iter().map(|(_, c)| c.clone()).collect() };
+            |n: &str| -> Vec<String> { d.modules[d.index[n]].instances.iter().map(|(_, c, _)| c.clone()).collect() };
         assert_eq!(insts("top"), ["top$p0", "top$p1"]);
         assert_eq!(insts("top$p1"), ["top$p1$r0", "top$p1$r1"]);
         assert!(insts("top$p1$r1").is_empty());
+        let names: Vec<&str> = d.modules[d.index["top$p0"]].instances.iter().map(|(_, _, i)| i.as_str()).collect();
+        assert_eq!(names, ["r0", "r1"]);
+        let params = "module a(); b #(.W(8), .D((2))) \\u$1 (); b u2(); endmodule module b(); endmodule";
+        let d2 = Design::parse(params).unwrap();
+        let names: Vec<&str> = d2.modules[0].instances.iter().map(|(_, _, i)| i.as_str()).collect();
+        assert_eq!(names, ["u$1", "u2"]);
+        assert!(Design::parse("module a(); b #(1) ; endmodule module b(); endmodule").is_err());
         assert!(d.preamble.contains("`timescale 1ns/1ps"));
         assert!(Design::parse("module a(); endmodule module a(); endmodule").is_err());
         assert!(Design::parse("module a(); wire x;").is_err());
@@ -606,6 +653,8 @@ endmodule
         assert_eq!(d3.modules.len(), 3);
         let pipe = &d3.modules[&d3.top].children[0];
         assert_eq!(d3.modules[&d3.top].children, [pipe.clone(), pipe.clone()]);
+        assert_eq!(d3.modules[&d3.top].instance_names, ["p0", "p1"]);
+        assert_eq!(d3.parents_first()[..2], [d3.top.clone(), pipe.clone()]);
         assert_eq!(d3.counts[pipe], 2);
         assert_eq!(d3.counts.values().sum::<u64>(), 1 + 2 + 4);
         // The deduplicated design still parses, with the same hierarchy.

@@ -76,8 +76,8 @@ fn store<T: Serialize>(path: &Path, value: &T, staging: &Path) -> Result<()> {
     let parent = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| SimError::io(format!("creating {}", parent.display()), e))?;
     let tmp = staging.join("result.json");
-    let text =
-        serde_json::to_string_pretty(value).map_err(|e| SimError::Report { tool: "yosys", message: e.to_string() })?;
+    // Compact: a unit's nets run to tens of megabytes at 2048 bits, three times that indented.
+    let text = serde_json::to_string(value).map_err(|e| SimError::Report { tool: "yosys", message: e.to_string() })?;
     std::fs::write(&tmp, text).map_err(|e| SimError::io(format!("writing {}", tmp.display()), e))?;
     std::fs::rename(&tmp, path).map_err(|e| SimError::io(format!("moving {} to {}", tmp.display(), path.display()), e))
 }

@@ -23,29 +23,52 @@
 //! Each unit's result is cached by its own content, black boxes named by their interface, so a
 //! change inside one block re-synthesizes that block only. Units run in parallel, one Yosys per
 //! available core (`ECRT_SIM_JOBS` overrides), largest first.
+//!
+//! Each unit's run also writes its netlist (`write_json`), of which the cache entry keeps the
+//! nets' loads and connections: the fanout is composed from them over the instance tree
+//! ([`crate::fanout`], `EstimateMethod::Hierarchical`), with no Yosys run of its own.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use serde::{Deserialize, Serialize};
+
 use super::{EstimateOptions, ModuleResources, ResourceEstimate, StatJson, SYNTH_XILINX};
 use crate::cache::content_key;
 use crate::error::{Result, SimError};
-use crate::hierarchy::{Cut, Design, Unit, UNIT_TOP};
+use crate::fanout::compose::{parse_unit_netlist, UnitNets};
+use crate::hierarchy::{Cut, Dedup, Design, Unit, UNIT_TOP};
 use crate::progress::Spinner;
 use crate::synth::{self, Job};
 use crate::toolchain::yosys_version;
 
 /// Bump when the script or the parsing changes: part of every unit's cache key.
-const UNIT_FORMAT: &str = "ecrt-sim estimate unit 2";
+const UNIT_FORMAT: &str = "ecrt-sim estimate unit 3";
 
-/// The Yosys script of a unit.
+/// The Yosys script of a unit: its cells, and its netlist for the fanout.
 fn script(has_blackboxes: bool) -> String {
     format!(
         "{}read_verilog unit.v; {SYNTH_XILINX} -top {UNIT_TOP}; \
-         tee -q -o report.json stat -json -tech xilinx",
+         tee -q -o report.json stat -json -tech xilinx; write_json netlist.json",
         if has_blackboxes { "read_verilog -lib blackboxes.v; " } else { "" }
     )
+}
+
+/// What a unit's run leaves in the cache: its own cells, and its nets.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct UnitResult {
+    pub resources: ResourceEstimate,
+    pub nets: UnitNets,
+}
+
+/// Every unit of a design, synthesized or from the cache.
+pub(crate) struct Synthesized {
+    pub version: String,
+    pub dedup: Dedup,
+    pub units: Vec<Unit>,
+    /// One per unit, in the same order.
+    pub results: Vec<UnitResult>,
 }
 
 /// The unit's cache key.
@@ -62,6 +85,11 @@ fn key(version: &str, unit: &Unit) -> String {
 
 /// Estimates `top` of `verilog` unit by unit (see the module docs).
 pub(crate) fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<ResourceEstimate> {
+    Ok(synthesize(verilog, top, opts)?.resources())
+}
+
+/// Synthesizes (or finds in the cache) every unit of `top` in `verilog`.
+pub(crate) fn synthesize(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<Synthesized> {
     let version = yosys_version()?;
     let dedup = Design::parse(verilog)?.dedup(top)?;
     let units = dedup.units(Cut::EveryParent);
@@ -80,7 +108,7 @@ pub(crate) fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Resu
         .min(units.len().max(1));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<ResourceEstimate>>>> = Mutex::new((0..units.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<Result<UnitResult>>>> = Mutex::new((0..units.len()).map(|_| None).collect());
     let total = units.len();
     spinner.step(format!("{total} distinct modules, {todo} to synthesize (synth_xilinx -family xc7)"));
     std::thread::scope(|s| {
@@ -101,53 +129,77 @@ pub(crate) fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Resu
             });
         }
     });
-    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    let mut total_est = ResourceEstimate::default();
-    let mut by_module = Vec::with_capacity(units.len());
-    for (unit, r) in units.iter().zip(results) {
-        let Some(r) = r else { continue };
-        let own = match r {
-            Ok(e) => e,
-            Err(e) => {
+    let mut done_results = Vec::with_capacity(units.len());
+    for r in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        match r {
+            Some(Ok(r)) => done_results.push(r),
+            Some(Err(e)) => {
                 spinner.clear();
                 return Err(e);
             }
-        };
-        by_module.push(ModuleResources {
-            module: dedup.modules[&unit.module].originals.first().cloned().unwrap_or_else(|| unit.module.clone()),
-            instances: unit.count,
-            lut: own.lut,
-            ff: own.ff,
-            dsp48e1: own.dsp48e1,
-            lutram: own.lutram,
-            bram36: own.bram36,
-        });
-        total_est = total_est.add(&own.scaled(unit.count));
+            // Skipped after another unit failed: that failure is in the list too.
+            None => {}
+        }
     }
-    by_module.sort_by_key(|m| std::cmp::Reverse(m.lut * m.instances));
-    total_est.by_module = by_module;
-    let instances: u64 = dedup.counts.values().sum();
-    total_est.tool = format!(
-        "{version}: {SYNTH_XILINX} per distinct module ({} of {} modules, {} units), summed over \
-         instances; stat -tech xilinx (estimate, not Vivado)",
-        dedup.modules.len(),
-        instances,
-        units.len()
-    );
+    if done_results.len() != units.len() {
+        spinner.clear();
+        return Err(SimError::Report { tool: "yosys", message: "a unit was not synthesized".into() });
+    }
     spinner.done(&format!("ecrt-sim: Yosys estimate of `{top}` ({} units)", units.len()));
-    Ok(total_est)
+    Ok(Synthesized { version: version.to_owned(), dedup, units, results: done_results })
 }
 
-/// One unit's own cells: synthesized, or from the cache.
-fn synth_unit(cache: Option<&std::path::Path>, key: &str, unit: &Unit) -> Result<ResourceEstimate> {
+impl Synthesized {
+    /// The units' cells summed over their instances, and where they go.
+    pub fn resources(&self) -> ResourceEstimate {
+        let mut total_est = ResourceEstimate::default();
+        let mut by_module = Vec::with_capacity(self.units.len());
+        for (unit, r) in self.units.iter().zip(&self.results) {
+            let own = &r.resources;
+            by_module.push(ModuleResources {
+                module: self.dedup.modules[&unit.module]
+                    .originals
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| unit.module.clone()),
+                instances: unit.count,
+                lut: own.lut,
+                ff: own.ff,
+                dsp48e1: own.dsp48e1,
+                lutram: own.lutram,
+                bram36: own.bram36,
+            });
+            total_est = total_est.add(&own.scaled(unit.count));
+        }
+        by_module.sort_by_key(|m| std::cmp::Reverse(m.lut * m.instances));
+        total_est.by_module = by_module;
+        let instances: u64 = self.dedup.counts.values().sum();
+        total_est.tool = format!(
+            "{}: {SYNTH_XILINX} per distinct module ({} of {} modules, {} units), summed over \
+             instances; stat -tech xilinx (estimate, not Vivado)",
+            self.version,
+            self.dedup.modules.len(),
+            instances,
+            self.units.len()
+        );
+        total_est
+    }
+}
+
+/// One unit's own cells and nets: synthesized, or from the cache.
+fn synth_unit(cache: Option<&std::path::Path>, key: &str, unit: &Unit) -> Result<UnitResult> {
     let mut files = vec![("unit.v", unit.verilog.as_str())];
     if !unit.blackboxes.is_empty() {
         files.push(("blackboxes.v", unit.blackboxes.as_str()));
     }
     let job = Job { files, script: script(!unit.blackboxes.is_empty()) };
     synth::cached(cache, "unit", key, &job, |dir| {
-        let json = synth::read(dir, "report.json")?;
-        parse_unit_stat(&json, &unit.blackbox_names)
+        let resources = parse_unit_stat(&synth::read(dir, "report.json")?, &unit.blackbox_names)?;
+        let path = dir.join("netlist.json");
+        let file = std::fs::File::open(&path).map_err(|e| SimError::io(format!("reading {}", path.display()), e))?;
+        let reader = std::io::BufReader::with_capacity(1 << 20, file);
+        let nets = parse_unit_netlist(reader, UNIT_TOP, &unit.blackbox_names)?;
+        Ok(UnitResult { resources, nets })
     })
 }
 
