@@ -187,12 +187,13 @@ pub struct SlotControl {
     // The table entry T[exponent[0]] as read last cycle, or bypassed.
     entry: Vec<Signal<Local, Bits<X_BITS>>>,
     read_address: DFF<Bits<WINDOW_BITS_MAX>>,
-    write_address: Signal<Local, Bits<WINDOW_BITS_MAX>>,
-    write_enable: Signal<Local, bool>,
-    // The state writes its result into the table when its multiplication is done, and where:
-    // registered from the next state, like the operand selects.
-    write_on_done: DFF<bool>,
-    write_address_r: DFF<Bits<WINDOW_BITS_MAX>>,
+    // The next state writes its result into the table when its multiplication is done, and
+    // where: registered, like the operand selects, in copies per LIMBS_PER_COPY limbs of the
+    // table (a write address bit reaches every LUT RAM of the table).
+    write_on_done_next: Signal<Local, bool>,
+    write_address_next: Signal<Local, Bits<WINDOW_BITS_MAX>>,
+    write_on_done: Replicas<bool>,
+    write_address: Replicas<Bits<WINDOW_BITS_MAX>>,
     rotate: Signal<Local, bool>,
     table_complete: Signal<Local, bool>,
     // Which operands the next state's multiplication takes when it is issued.
@@ -324,10 +325,10 @@ impl SlotControl {
             exponent_bit: Default::default(),
             entry: many(operand_limbs),
             read_address: Default::default(),
-            write_address: Default::default(),
-            write_enable: Default::default(),
-            write_on_done: Default::default(),
-            write_address_r: Default::default(),
+            write_on_done_next: Default::default(),
+            write_address_next: Default::default(),
+            write_on_done: Replicas::new(copies(operand_limbs)),
+            write_address: Replicas::new(copies(operand_limbs)),
             rotate: Default::default(),
             table_complete: Default::default(),
             a_next: Default::default(),
@@ -846,45 +847,46 @@ impl part::Part<part::ExponentRotation> for SlotControl {
 impl part::Part<part::TableStorage> for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, entry_ram_sel, entry_bypass_sel, entry_one_sel);
-        self.write_on_done.clock.next = self.clock.val();
-        self.write_address_r.clock.next = self.clock.val();
-        self.write_on_done.d.next = false;
-        self.write_address_r.d.next = self.table_index.d.val();
+        clock!(self, clock, entry_ram_sel, entry_bypass_sel, entry_one_sel, write_on_done, write_address);
+        self.write_on_done_next.next = false;
+        self.write_address_next.next = self.table_index.d.val();
         match self.state.d.val() {
             SlotState::ToMontgomery => {
                 // x̃ into T[1], or segmented sq = x̃ into T[2].
-                self.write_on_done.d.next = true;
-                self.write_address_r.d.next = 1.into();
+                self.write_on_done_next.next = true;
+                self.write_address_next.next = 1.into();
                 if self.segmented.val() {
-                    self.write_address_r.d.next = 2.into();
+                    self.write_address_next.next = 2.into();
                 }
             }
             SlotState::Table => {
-                self.write_on_done.d.next = true;
+                self.write_on_done_next.next = true;
             }
             SlotState::BitProduct => {
                 // acc = acc·sq into T[1] when the bit is 1.
                 for i in (self.exponent.len() - 1)..self.exponent.len() {
-                    self.write_on_done.d.next = self.exponent[i].d.val().get_bit(0);
+                    self.write_on_done_next.next = self.exponent[i].d.val().get_bit(0);
                 }
-                self.write_address_r.d.next = 1.into();
+                self.write_address_next.next = 1.into();
             }
             SlotState::BitSquare => {
-                self.write_on_done.d.next = true;
-                self.write_address_r.d.next = 2.into();
+                self.write_on_done_next.next = true;
+                self.write_address_next.next = 2.into();
             }
             _ => {}
         }
-        self.write_enable.next = self.mm_done.val() & self.write_on_done.q.val();
-        self.write_address.next = self.write_address_r.q.val();
-        for j in 0..self.table.len() {
-            self.table[j].read_clock.next = self.clock.val();
-            self.table[j].write_clock.next = self.clock.val();
-            self.table[j].read_address.next = self.read_address.d.val();
-            self.table[j].write_address.next = self.write_address.val();
-            self.table[j].write_data.next = self.mm_result[j].val();
-            self.table[j].write_enable.next = self.write_enable.val();
+        self.write_on_done.d.next = self.write_on_done_next.val();
+        self.write_address.d.next = self.write_address_next.val();
+        // The group size as a loop variable: rust-hdl indexes with loop variables only.
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for j in 0..self.table.len() {
+                self.table[j].read_clock.next = self.clock.val();
+                self.table[j].write_clock.next = self.clock.val();
+                self.table[j].read_address.next = self.read_address.d.val();
+                self.table[j].write_address.next = self.write_address.q[j / g].val();
+                self.table[j].write_data.next = self.mm_result[j].val();
+                self.table[j].write_enable.next = self.mm_done.val() & self.write_on_done.q[j / g].val();
+            }
         }
 
         // Every multiplexer here and in `OperandSelect` is an AND-OR of one-hot masks: per bit one
@@ -895,7 +897,7 @@ impl part::Part<part::TableStorage> for SlotControl {
         self.entry_ram_sel.d.next = false;
         if self.read_address.d.val() == 0 {
             self.entry_one_sel.d.next = true;
-        } else if self.write_on_done.d.val() & (self.write_address_r.d.val() == self.read_address.d.val()) {
+        } else if self.write_on_done_next.val() & (self.write_address_next.val() == self.read_address.d.val()) {
             self.entry_bypass_sel.d.next = true;
         } else {
             self.entry_ram_sel.d.next = true;
