@@ -14,11 +14,12 @@
 //! products' (`quotient_turn` tells which is next); the digit is consumed in the second. A step
 //! count per mode: m folding, S classic, N's limbs for the decremented pass.
 //!
-//! The outputs run a turn behind the sequencer: each turn registers what the sequencer gives for
-//! it and the sequencer moves on, so the DSPs read A's digits from registers, not through the
-//! carry resolution. The first turn after a load (the lead turn) only fills those registers, and
-//! B's windows are formed in it from B's registered limbs: a result reaches the operand
-//! registers through nothing but the slot's multiplexers. The lead costs a turn a multiplication.
+//! The outputs are registers, loaded every cycle from the sequencer, which moves only in the
+//! slot's turns: the DSPs read A's digits from registers, not through the carry resolution,
+//! which runs in the cycle between two turns. After a load that cycle has passed, so the first
+//! turn (the lead turn) is spent: the sequencer holds and nothing is pending, and B's windows are
+//! formed meanwhile from B's registered limbs. A result thus reaches the operand registers
+//! through nothing but the slot's multiplexers; the lead costs a turn a multiplication.
 
 use crate::config::STEP_BITS;
 use crate::fanout::replicas::Replicas;
@@ -89,6 +90,8 @@ pub struct FoldOperands {
     digits_now: Vec<Signal<Local, Bits<Y_BITS>>>,
     pending_now: Signal<Local, bool>,
     digits_r: Vec<DFF<Bits<Y_BITS>>>,
+    // A load's lead turn is next: the sequencer holds in it.
+    lead: DFF<bool>,
     pending_r: DFF<bool>,
     last_r: DFF<bool>,
     first_r: DFF<bool>,
@@ -158,6 +161,7 @@ impl FoldOperands {
             digits_now: many(limbs_per_step),
             pending_now: Default::default(),
             digits_r: many(limbs_per_step),
+            lead: Default::default(),
             pending_r: Default::default(),
             last_r: Default::default(),
             first_r: Default::default(),
@@ -193,6 +197,7 @@ impl Logic for FoldOperands {
             step,
             step_count,
             busy_r,
+            lead,
             pending_r,
             last_r,
             first_r,
@@ -252,19 +257,23 @@ impl Logic for FoldOperands {
         }
         self.redc.next = self.redc_r.q.val();
         self.busy.next = self.busy_r.q.val();
-        self.pending_now.next = self.busy_r.q.val() & (self.step.q.val() != self.step_count.q.val());
+        self.pending_now.next =
+            self.busy_r.q.val() & (self.step.q.val() != self.step_count.q.val()) & !self.lead.q.val();
         self.pending.next = self.pending_r.q.val();
         self.last.next = self.last_r.q.val();
         self.first.next = self.first_r.q.val();
         self.quotient_turn.next = self.quotient_turn_out.q.val();
+        // No enable: between turns the sequencer holds, so the registers show its state in the
+        // next turn (an enable would load the phase with every output bit).
+        for l in 0..self.digits_r.len() {
+            self.digits_r[l].d.next = self.digits_now[l].val();
+        }
+        self.pending_r.d.next = self.pending_now.val();
+        self.last_r.d.next = (self.step.q.val() + 1) == self.step_count.q.val();
+        self.first_r.d.next = self.step.q.val() == 0;
+        self.quotient_turn_out.d.next = self.quotient_turn_r.q.val();
         if self.advance.val() {
-            for l in 0..self.digits_r.len() {
-                self.digits_r[l].d.next = self.digits_now[l].val();
-            }
-            self.pending_r.d.next = self.pending_now.val();
-            self.last_r.d.next = (self.step.q.val() + 1) == self.step_count.q.val();
-            self.first_r.d.next = self.step.q.val() == 0;
-            self.quotient_turn_out.d.next = self.quotient_turn_r.q.val();
+            self.lead.d.next = false;
         }
         if self.advance.val() & self.pending_now.val() & self.classic_r.q.val() {
             self.quotient_turn_r.d.next = !self.quotient_turn_r.q.val();
@@ -318,8 +327,7 @@ impl Logic for FoldOperands {
             }
         }
         if self.load.val() {
-            // Nothing is pending until the lead turn has resolved the first digits.
-            self.pending_r.d.next = false;
+            self.lead.d.next = true;
             self.carry.d.next = false;
             self.borrow.d.next = self.classic_in.val() & self.decrement_in.val();
             self.classic_r.d.next = self.classic_in.val();
@@ -372,7 +380,7 @@ mod tests {
             }
             let expected = to_limbs(&value, k * steps);
             let a_in = a.clone();
-            let trace = simulate(FoldOperands::new(limbs, k, steps, limbs + 1, limbs), steps + 4, move |uut, cycle| {
+            let trace = simulate(FoldOperands::new(limbs, k, steps, limbs + 1, limbs), steps + 5, move |uut, cycle| {
                 uut.load.next = cycle == 0;
                 for copy in uut.load_a.iter_mut().chain(uut.load_b.iter_mut()) {
                     copy.next = cycle == 0;
@@ -384,15 +392,16 @@ mod tests {
                 let digits: Vec<u64> = uut.digits.iter().map(|d| d.val().to_u64()).collect();
                 (uut.pending.val(), uut.last.val(), digits)
             });
-            // Cycle 1 is the lead turn: step i shows in cycle 2 + i.
-            assert!(!trace[1].0, "nothing pending in the lead turn");
+            // Cycle 1 is the lead turn; the outputs show the sequencer a cycle later: step i in
+            // cycle 3 + i (advancing every cycle).
+            assert!(!trace[1].0 && !trace[2].0, "nothing pending in the lead turn");
             for i in 0..steps {
-                let (pending, last, digits) = &trace[2 + i];
+                let (pending, last, digits) = &trace[3 + i];
                 assert!(*pending, "step {i} pending");
                 assert_eq!(*last, i + 1 == steps, "step {i}: last");
                 assert_eq!(digits[..], expected[i * k..(i + 1) * k], "limbs {limbs}, k {k}, step {i}");
             }
-            assert!(!trace[2 + steps].0, "nothing pending after the last step");
+            assert!(!trace[3 + steps].0, "nothing pending after the last step");
         }
     }
 
@@ -423,7 +432,7 @@ mod tests {
             let expected = to_limbs(&(if decrement { &value - 1u32 } else { value.clone() }), count);
             let a_in = a.clone();
             let trace =
-                simulate(FoldOperands::new(limbs, k, steps, classic_steps, limbs), 2 * count + 4, move |uut, cycle| {
+                simulate(FoldOperands::new(limbs, k, steps, classic_steps, limbs), 2 * count + 5, move |uut, cycle| {
                     uut.load.next = cycle == 0;
                     for copy in uut.load_a.iter_mut().chain(uut.load_b.iter_mut()) {
                         copy.next = cycle == 0;
@@ -439,7 +448,7 @@ mod tests {
                 });
             // Each step: its quotient's turn, then its products' (which consumes the digit).
             for (i, &digit) in expected.iter().enumerate() {
-                for (turn, quotient) in [(2 + 2 * i, true), (3 + 2 * i, false)] {
+                for (turn, quotient) in [(3 + 2 * i, true), (4 + 2 * i, false)] {
                     let (pending, last, first, quotient_turn, digits) = &trace[turn];
                     assert!(*pending && *first == (i == 0) && *quotient_turn == quotient, "step {i}");
                     assert_eq!(*last, i + 1 == count, "step {i}: last");
@@ -447,7 +456,7 @@ mod tests {
                     assert!(digits[1..].iter().all(|&d| d == 0), "step {i}: one digit");
                 }
             }
-            assert!(!trace[2 + 2 * count].0, "nothing pending after the last step");
+            assert!(!trace[3 + 2 * count].0, "nothing pending after the last step");
         }
     }
 }
