@@ -51,6 +51,7 @@ pub struct FoldOperands {
     /// With `load`: a classic pass on A − 1 (A ≥ 1).
     pub decrement_in: Signal<In, bool>,
     /// The slot's prefetch turn: consume `digits` (when `pending`, and not a quotient turn).
+    /// Turns alternate with cycles that are not: the sequencer works out its next step between.
     pub advance: Signal<In, bool>,
     /// The multiplication's last step is done: the slot is free.
     pub finish: Signal<In, bool>,
@@ -101,6 +102,8 @@ pub struct FoldOperands {
     classic_r: DFF<bool>,
     // Copies of `classic_r` for A's shift (one per LIMBS_PER_COPY limbs), then one per digit.
     classic_copies: Replicas<bool>,
+    // A's shift in the next cycle, a turn that consumes a step: one copy per LIMBS_PER_COPY limbs.
+    shift_copies: Replicas<bool>,
     quotient_turn_r: DFF<bool>,
     redc_r: DFF<bool>,
     decrement_r: DFF<bool>,
@@ -170,6 +173,7 @@ impl FoldOperands {
             borrow: Default::default(),
             classic_r: Default::default(),
             classic_copies: Replicas::new(copies(limbs) + limbs_per_step),
+            shift_copies: Replicas::new(copies(limbs)),
             quotient_turn_r: Default::default(),
             redc_r: Default::default(),
             decrement_r: Default::default(),
@@ -203,7 +207,7 @@ impl Logic for FoldOperands {
             first_r,
             quotient_turn_out
         );
-        clock!(self, clock, classic_copies);
+        clock!(self, clock, classic_copies, shift_copies);
         for j in 0..self.a.len() {
             self.a[j].clock.next = self.clock.val();
             self.a[j].d.next = self.a[j].q.val();
@@ -291,25 +295,31 @@ impl Logic for FoldOperands {
                     self.carry.d.next = self.carries[k].val();
                 }
             }
-            // A moves down a limb (classic) or k limbs.
-            for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
-                for k in (self.digits.len())..(self.digits.len() + 1) {
-                    for j in 0..(self.a.len() - self.digits.len()) {
+        }
+        // A moves down a limb (classic) or k limbs in the turns that consume a step; the enable
+        // is registered in the cycle before (the sequencer holds between turns), in copies.
+        self.shift_copies.d.next = !self.advance.val() & self.pending_now.val() & !self.quotient_turn_r.q.val();
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for k in (self.digits.len())..(self.digits.len() + 1) {
+                for j in 0..(self.a.len() - self.digits.len()) {
+                    if self.shift_copies.q[j / g].val() {
                         self.a[j].d.next = self.a[j + k].q.val();
                     }
                 }
-                for j in (self.a.len() - self.digits.len())..self.a.len() {
+            }
+            for j in (self.a.len() - self.digits.len())..self.a.len() {
+                if self.shift_copies.q[j / g].val() {
                     self.a[j].d.next = 0.into();
                 }
-                for j in 0..(self.a.len() - 1) {
-                    if self.classic_copies.q[j / g].val() {
-                        self.a[j].d.next = self.a[j + 1].q.val();
-                    }
+            }
+            for j in 0..(self.a.len() - 1) {
+                if self.shift_copies.q[j / g].val() & self.classic_copies.q[j / g].val() {
+                    self.a[j].d.next = self.a[j + 1].q.val();
                 }
-                for j in (self.a.len() - 1)..self.a.len() {
-                    if self.classic_copies.q[j / g].val() {
-                        self.a[j].d.next = 0.into();
-                    }
+            }
+            for j in (self.a.len() - 1)..self.a.len() {
+                if self.shift_copies.q[j / g].val() & self.classic_copies.q[j / g].val() {
+                    self.a[j].d.next = 0.into();
                 }
             }
         }
@@ -380,28 +390,28 @@ mod tests {
             }
             let expected = to_limbs(&value, k * steps);
             let a_in = a.clone();
-            let trace = simulate(FoldOperands::new(limbs, k, steps, limbs + 1, limbs), steps + 5, move |uut, cycle| {
-                uut.load.next = cycle == 0;
-                for copy in uut.load_a.iter_mut().chain(uut.load_b.iter_mut()) {
-                    copy.next = cycle == 0;
-                }
-                for (port, &limb) in uut.a_in.iter_mut().zip(&a_in) {
-                    port.next = limb.into();
-                }
-                uut.advance.next = cycle >= 1;
-                let digits: Vec<u64> = uut.digits.iter().map(|d| d.val().to_u64()).collect();
-                (uut.pending.val(), uut.last.val(), digits)
-            });
-            // Cycle 1 is the lead turn; the outputs show the sequencer a cycle later: step i in
-            // cycle 3 + i (advancing every cycle).
-            assert!(!trace[1].0 && !trace[2].0, "nothing pending in the lead turn");
+            let trace =
+                simulate(FoldOperands::new(limbs, k, steps, limbs + 1, limbs), 2 * steps + 4, move |uut, cycle| {
+                    uut.load.next = cycle == 0;
+                    for copy in uut.load_a.iter_mut().chain(uut.load_b.iter_mut()) {
+                        copy.next = cycle == 0;
+                    }
+                    for (port, &limb) in uut.a_in.iter_mut().zip(&a_in) {
+                        port.next = limb.into();
+                    }
+                    uut.advance.next = cycle % 2 == 1;
+                    let digits: Vec<u64> = uut.digits.iter().map(|d| d.val().to_u64()).collect();
+                    (uut.pending.val(), uut.last.val(), digits)
+                });
+            // Turns in odd cycles; cycle 1 is the lead turn, step i's turn is cycle 3 + 2i.
+            assert!(!trace[1].0, "nothing pending in the lead turn");
             for i in 0..steps {
-                let (pending, last, digits) = &trace[3 + i];
+                let (pending, last, digits) = &trace[3 + 2 * i];
                 assert!(*pending, "step {i} pending");
                 assert_eq!(*last, i + 1 == steps, "step {i}: last");
                 assert_eq!(digits[..], expected[i * k..(i + 1) * k], "limbs {limbs}, k {k}, step {i}");
             }
-            assert!(!trace[3 + steps].0, "nothing pending after the last step");
+            assert!(!trace[3 + 2 * steps].0, "nothing pending after the last step");
         }
     }
 
@@ -432,7 +442,7 @@ mod tests {
             let expected = to_limbs(&(if decrement { &value - 1u32 } else { value.clone() }), count);
             let a_in = a.clone();
             let trace =
-                simulate(FoldOperands::new(limbs, k, steps, classic_steps, limbs), 2 * count + 5, move |uut, cycle| {
+                simulate(FoldOperands::new(limbs, k, steps, classic_steps, limbs), 4 * count + 4, move |uut, cycle| {
                     uut.load.next = cycle == 0;
                     for copy in uut.load_a.iter_mut().chain(uut.load_b.iter_mut()) {
                         copy.next = cycle == 0;
@@ -442,13 +452,13 @@ mod tests {
                     for (port, &limb) in uut.a_in.iter_mut().zip(&a_in) {
                         port.next = limb.into();
                     }
-                    uut.advance.next = cycle >= 1;
+                    uut.advance.next = cycle % 2 == 1;
                     let digits: Vec<u64> = uut.digits.iter().map(|d| d.val().to_u64()).collect();
                     (uut.pending.val(), uut.last.val(), uut.first.val(), uut.quotient_turn.val(), digits)
                 });
             // Each step: its quotient's turn, then its products' (which consumes the digit).
             for (i, &digit) in expected.iter().enumerate() {
-                for (turn, quotient) in [(3 + 2 * i, true), (4 + 2 * i, false)] {
+                for (turn, quotient) in [(3 + 4 * i, true), (5 + 4 * i, false)] {
                     let (pending, last, first, quotient_turn, digits) = &trace[turn];
                     assert!(*pending && *first == (i == 0) && *quotient_turn == quotient, "step {i}");
                     assert_eq!(*last, i + 1 == count, "step {i}: last");
@@ -456,7 +466,7 @@ mod tests {
                     assert!(digits[1..].iter().all(|&d| d == 0), "step {i}: one digit");
                 }
             }
-            assert!(!trace[3 + 2 * count].0, "nothing pending after the last step");
+            assert!(!trace[3 + 4 * count].0, "nothing pending after the last step");
         }
     }
 }
