@@ -11,7 +11,7 @@
 //! synthesized once and the results are summed over its instances with [`ResourceEstimate::scaled`]
 //! and [`ResourceEstimate::add`]; [`EstimateMethod::Flat`] keeps the single flat run. Results are
 //! cached by content (`<cache_dir>/estimate/`: per distinct module, or per design for a flat run).
-//! [`estimate_with_fanout`] also gives the highest-fanout nets ([`crate::fanout()`]), from the
+//! [`crate::estimate_with_fanout`] also gives the highest-fanout nets ([`crate::fanout()`]), from the
 //! same units' netlists.
 
 use std::collections::BTreeMap;
@@ -234,35 +234,8 @@ pub fn estimate(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<Reso
     }
 }
 
-/// The resources of `top` in `verilog` and its highest-fanout nets ([`crate::fanout()`]), both by
-/// `opts.method`: hierarchically, the fanout is composed from the same units' runs; flat, the two
-/// flat runs go side by side.
-pub fn estimate_with_fanout(
-    verilog: &str,
-    top: &str,
-    opts: &EstimateOptions,
-) -> Result<(ResourceEstimate, crate::FanoutReport)> {
-    if top.is_empty() || top.contains([';', ' ', '\n', '"']) {
-        return Err(SimError::Spec(format!("unusable top module name {top:?}")));
-    }
-    match opts.method {
-        EstimateMethod::Hierarchical => {
-            let units = hierarchical::synthesize(verilog, top, opts)?;
-            Ok((units.resources(), crate::fanout::composed(&units)?))
-        }
-        EstimateMethod::Flat => std::thread::scope(|s| {
-            let fanout = s.spawn(|| crate::fanout(verilog, top, opts));
-            let resources = estimate_flat(verilog, top, opts);
-            let fanout = fanout
-                .join()
-                .unwrap_or_else(|_| Err(SimError::Report { tool: "yosys", message: "the fanout run panicked".into() }));
-            Ok((resources?, fanout?))
-        }),
-    }
-}
-
 /// [`EstimateMethod::Flat`].
-fn estimate_flat(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<ResourceEstimate> {
+pub(crate) fn estimate_flat(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<ResourceEstimate> {
     let version = yosys_version()?;
     let script = script(top);
     let key = content_key(&[ESTIMATE_FORMAT.as_bytes(), version.as_bytes(), script.as_bytes(), verilog.as_bytes()]);

@@ -64,7 +64,7 @@ use crate::estimate::{hierarchical, SYNTH_XILINX};
 use crate::progress::Spinner;
 use crate::synth::{self, Job};
 use crate::toolchain::yosys_version;
-use crate::{EstimateMethod, EstimateOptions};
+use crate::{EstimateMethod, EstimateOptions, ResourceEstimate};
 
 pub(crate) mod compose;
 
@@ -481,6 +481,33 @@ impl<'de> Deserialize<'de> for Bit {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+/// The resources of `top` in `verilog` and its highest-fanout nets ([`crate::fanout()`]), both by
+/// `opts.method`: hierarchically, the fanout is composed from the same units' runs; flat, the two
+/// flat runs go side by side.
+pub fn estimate_with_fanout(
+    verilog: &str,
+    top: &str,
+    opts: &EstimateOptions,
+) -> Result<(ResourceEstimate, FanoutReport)> {
+    if top.is_empty() || top.contains([';', ' ', '\n', '"']) {
+        return Err(SimError::Spec(format!("unusable top module name {top:?}")));
+    }
+    match opts.method {
+        EstimateMethod::Hierarchical => {
+            let units = hierarchical::synthesize(verilog, top, opts)?;
+            Ok((units.resources(), composed(&units)?))
+        }
+        EstimateMethod::Flat => std::thread::scope(|s| {
+            let fanout = s.spawn(|| crate::fanout(verilog, top, opts));
+            let resources = crate::estimate::estimate_flat(verilog, top, opts);
+            let fanout = fanout
+                .join()
+                .unwrap_or_else(|_| Err(SimError::Report { tool: "yosys", message: "the fanout run panicked".into() }));
+            Ok((resources?, fanout?))
+        }),
     }
 }
 

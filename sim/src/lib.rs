@@ -51,10 +51,8 @@ pub mod verilator;
 
 pub use cache::default_cache_dir;
 pub use error::{Result, SimError};
-pub use estimate::{
-    estimate, estimate_with_fanout, EstimateMethod, EstimateOptions, ModuleResources, ResourceEstimate,
-};
-pub use fanout::{fanout, FanoutReport, NetFanout};
+pub use estimate::{estimate, EstimateMethod, EstimateOptions, ModuleResources, ResourceEstimate};
+pub use fanout::{estimate_with_fanout, fanout, FanoutReport, NetFanout};
 pub use mangle::cpp_port_name;
 pub use ports::{module_names, parse_ports, Port, PortDir};
 pub use timing::{logic_delay, TimingEstimate};

@@ -982,13 +982,19 @@ impl part::Part<part::OperandSelect> for SlotControl {
                 }
             }
             SlotState::Square => {
+                // The window's last squaring is followed by its table multiplication.
                 if self.squares_left.d.val() == 0 {
                     self.b_next.next = Operand::Entry;
+                } else {
+                    self.b_next.next = Operand::Result;
                 }
             }
             SlotState::Multiply => {
+                // After the last window's, out of the domain.
                 if self.windows_left.d.val() == 1 {
                     self.b_next.next = Operand::Unit;
+                } else {
+                    self.b_next.next = Operand::Result;
                 }
             }
             SlotState::BitProduct => {
