@@ -385,7 +385,14 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 s.sendall(b'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n')
-print(s.recv(100).decode().splitlines()[0], flush=True)
+# The status line may come in more than one piece.
+data = b''
+while b'\\r\\n' not in data:
+    chunk = s.recv(100)
+    if not chunk:
+        break
+    data += chunk
+print(data.decode().splitlines()[0] if data else '(closed)', flush=True)
 ";
     let mut as_nobody = python_as(NOBODY, get, &[metrics_socket.to_str().unwrap()]);
     assert_eq!(first_line(&mut as_nobody), "HTTP/1.1 403 Forbidden");
