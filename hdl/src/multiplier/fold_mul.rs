@@ -123,10 +123,11 @@ pub struct FoldMul {
     // done). A copy per LIMBS_PER_COPY columns, where the start's own net would reach all of T.
     clear0: Replicas<bool>,
     clear1: Replicas<bool>,
-    // The operands' loads, per LIMBS_PER_COPY limbs of A, then of B: a start when a
-    // multiplication is done, from copies of `done`, of the phase and of `continues`, or else (a
-    // slot's first start) `start` itself, which then reaches only these copies' LUTs. A's and B's
-    // have copies of their own: equal logic on equal inputs would be merged into one LUT.
+    // The operands' loads, per LIMBS_PER_COPY limbs of A, then of B: the load itself, or'ed with
+    // what copies of `done`, of the phase and of `continues` say of a start when a multiplication
+    // is done (equal to it then). Each copy's LUT has inputs of its own, so synthesis cannot merge
+    // them back into the one load net that reached every operand register; the load now reaches
+    // only these LUTs, and a start that `continues` did not announce still loads.
     done_copies: Replicas<bool>,
     ph_load: Toggles,
     continues0_copies: Replicas<bool>,
@@ -647,18 +648,18 @@ impl Logic for FoldMul {
             for c in 0..self.operands0.load_a.len() {
                 self.operands0.load_a[c].next =
                     (self.done_copies.q[c].val() & !self.ph_load.q[c].val() & self.continues0_copies.q[c].val())
-                        | (self.operands0.load.val() & !self.done_copies.q[c].val());
+                        | self.operands0.load.val();
                 self.operands0.load_b[c].next = (self.done_copies.q[n + c].val()
                     & !self.ph_load.q[n + c].val()
                     & self.continues0_copies.q[n + c].val())
-                    | (self.operands0.load.val() & !self.done_copies.q[n + c].val());
+                    | self.operands0.load.val();
                 self.operands1.load_a[c].next =
                     (self.done_copies.q[c].val() & self.ph_load.q[c].val() & self.continues1_copies.q[c].val())
-                        | (self.operands1.load.val() & !self.done_copies.q[c].val());
+                        | self.operands1.load.val();
                 self.operands1.load_b[c].next = (self.done_copies.q[n + c].val()
                     & self.ph_load.q[n + c].val()
                     & self.continues1_copies.q[n + c].val())
-                    | (self.operands1.load.val() & !self.done_copies.q[n + c].val());
+                    | self.operands1.load.val();
             }
         }
         for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
