@@ -163,12 +163,6 @@ impl FoldShape {
     pub fn fold_cycles(&self) -> usize {
         2 * (self.steps + 2)
     }
-
-    /// Cycles of a classic pass of `steps` steps on the RTL multiplier: two turns a step (its
-    /// quotient's, then its products'), and the load, lead and last turns, 2·(2·s + 2).
-    pub fn classic_cycles_of(steps: usize) -> usize {
-        2 * (2 * steps + 2)
-    }
 }
 
 /// The constants of a folding multiplier for one odd modulus N and k limbs per step.

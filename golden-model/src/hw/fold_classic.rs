@@ -92,9 +92,10 @@ impl FoldShape {
         }
     }
 
-    /// Cycles of a classic `op` on the RTL multiplier ([`FoldShape::classic_cycles_of`]).
+    /// Cycles of a classic `op` of s steps on the RTL multiplier: two turns a step (its
+    /// quotient's, then its products'), and the load, lead and last turns, 2·(2·s + 2).
     pub fn classic_cycles(&self, op: ClassicOp) -> usize {
-        Self::classic_cycles_of(self.classic_steps(op))
+        2 * (2 * self.classic_steps(op) + 2)
     }
 }
 

@@ -85,9 +85,9 @@ pub struct FoldOperands {
     b_limbs: Vec<DFF<Bits<X_BITS>>>,
     b_windows: BWindows,
     b_regs: Vec<DFF<Bits<WINDOW_BITS>>>,
-    // The sequencer's outputs for this turn (`*_now`), registered at each turn for the next:
-    // the outputs are a turn behind the sequencer, so that A's digits reach the DSPs from
-    // registers rather than through their carry resolution.
+    // The sequencer's outputs (`*_now`) and their registers, loaded every cycle (see the module
+    // docs), so that A's digits reach the DSPs from registers rather than through their carry
+    // resolution.
     digits_now: Vec<Signal<Local, Bits<Y_BITS>>>,
     pending_now: Signal<Local, bool>,
     digits_r: Vec<DFF<Bits<Y_BITS>>>,
@@ -223,7 +223,6 @@ impl Logic for FoldOperands {
         }
         for l in 0..self.digits_r.len() {
             self.digits_r[l].clock.next = self.clock.val();
-            self.digits_r[l].d.next = self.digits_r[l].q.val();
             self.digits[l].next = self.digits_r[l].q.val();
         }
         self.carries[0].next = self.carry.q.val();
