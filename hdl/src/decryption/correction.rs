@@ -6,7 +6,14 @@
 //! the same time. After S steps the last borrow says whether the sum was below n (the sum is
 //! < 2n < R, so no carry leaves the top). The digits of both candidates shift into the terms'
 //! own registers, so the choice costs a multiplexer on one limb, not a copy.
+//!
+//! No net reaches every limb: the limbs' selects (capture a term, shift) are registers, decided
+//! the cycle before, in copies ([`crate::fanout`]). A term is announced a cycle ahead
+//! (`capture_*_next`); a take shifts the limbs in the cycle after it, the limb handed out read
+//! from one limb up meanwhile; the modulus follows n in every cycle it does not shift.
 use crate::config::STEP_BITS;
+use crate::fanout::replicas::Replicas;
+use crate::fanout::{copies, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::mul_add::{X_BITS, Y_BITS};
 use rust_hdl::prelude::*;
@@ -24,13 +31,13 @@ pub enum CorrectionState {
 pub struct Correction {
     /// The clock.
     pub clock: Signal<In, Clock>,
-    /// Store `term` as term_p.
-    pub capture_p: Signal<In, bool>,
-    /// Store `term` as term_q.
-    pub capture_q: Signal<In, bool>,
+    /// `term` is term_p in the next cycle: store it then.
+    pub capture_p_next: Signal<In, bool>,
+    /// `term` is term_q in the next cycle: store it then.
+    pub capture_q_next: Signal<In, bool>,
     /// A term, redundant limbs, < n.
     pub term: Vec<Signal<In, Bits<X_BITS>>>,
-    /// The public modulus n, exact limbs (read at `start`).
+    /// The public modulus n, exact limbs (read at `start`, and held for the cycle before it).
     pub n: Vec<Signal<In, Bits<Y_BITS>>>,
     /// Begin: both terms are stored.
     pub start: Signal<In, bool>,
@@ -58,7 +65,20 @@ pub struct Correction {
     step_sum: Signal<Local, Bits<20>>,
     step_diff: Signal<Local, Bits<18>>,
     bias: Signal<Local, Bits<18>>,
-    shift: Signal<Local, bool>,
+    // The limbs shift in the next cycle: the sum is running, or a limb was taken (`taken`).
+    shift_next: Signal<Local, bool>,
+    // Copies of shift_next: one per limb of the terms below the top (two registers a limb), one
+    // per LIMBS_PER_COPY of those limbs of the modulus; and of the captures, one per
+    // LIMBS_PER_COPY limbs.
+    shift_terms: Replicas<bool>,
+    shift_modulus: Replicas<bool>,
+    capture_p: Replicas<bool>,
+    capture_q: Replicas<bool>,
+    // A limb was taken in the previous cycle and the limbs shift now: the limb handed out is the
+    // one above.
+    taken: DFF<bool>,
+    out_p: Signal<Local, Bits<Y_BITS>>,
+    out_q: Signal<Local, Bits<Y_BITS>>,
 }
 
 impl Correction {
@@ -66,8 +86,8 @@ impl Correction {
     pub fn new(digits: usize) -> Self {
         Correction {
             clock: Default::default(),
-            capture_p: Default::default(),
-            capture_q: Default::default(),
+            capture_p_next: Default::default(),
+            capture_q_next: Default::default(),
             term: many(digits),
             n: many(digits),
             start: Default::default(),
@@ -89,7 +109,15 @@ impl Correction {
             step_sum: Default::default(),
             step_diff: Default::default(),
             bias: Default::default(),
-            shift: Default::default(),
+            shift_next: Default::default(),
+            // The top limbs take the running sum's digits, not a shift.
+            shift_terms: Replicas::new(digits - 1),
+            shift_modulus: Replicas::new(copies(digits - 1)),
+            capture_p: Replicas::new(copies(digits)),
+            capture_q: Replicas::new(copies(digits)),
+            taken: Default::default(),
+            out_p: Default::default(),
+            out_q: Default::default(),
         }
     }
 }
@@ -97,14 +125,14 @@ impl Correction {
 impl Logic for Correction {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, carry, borrow, count);
+        dff_setup!(self, clock, state, carry, borrow, count, taken);
+        clock!(self, clock, shift_terms, shift_modulus, capture_p, capture_q);
         for j in 0..self.sum.len() {
             self.sum[j].clock.next = self.clock.val();
             self.diff[j].clock.next = self.clock.val();
             self.modulus[j].clock.next = self.clock.val();
             self.sum[j].d.next = self.sum[j].q.val();
             self.diff[j].d.next = self.diff[j].q.val();
-            self.modulus[j].d.next = self.modulus[j].q.val();
         }
         for j in 0..1 {
             self.low_p.next = self.sum[j].q.val();
@@ -123,20 +151,25 @@ impl Logic for Correction {
         self.valid.next = self.state.q.val() == CorrectionState::Holding;
         self.busy.next = self.state.q.val() != CorrectionState::Idle;
         // While holding, the borrow says which candidate is m: the sum when it was below n.
-        self.limb.next = self.low_q.val().get_bits::<Y_BITS>(0);
-        if self.borrow.q.val() {
-            self.limb.next = self.low_p.val().get_bits::<Y_BITS>(0);
+        self.out_p.next = self.low_p.val().get_bits::<Y_BITS>(0);
+        self.out_q.next = self.low_q.val().get_bits::<Y_BITS>(0);
+        if self.taken.q.val() {
+            for j in 1..2 {
+                self.out_p.next = self.sum[j].q.val().get_bits::<Y_BITS>(0);
+                self.out_q.next = self.diff[j].q.val().get_bits::<Y_BITS>(0);
+            }
         }
-        self.shift.next = false;
+        self.limb.next = self.out_q.val();
+        if self.borrow.q.val() {
+            self.limb.next = self.out_p.val();
+        }
+        self.taken.d.next = false;
         match self.state.q.val() {
             CorrectionState::Idle => {
                 if self.start.val() {
                     self.carry.d.next = 0.into();
                     self.borrow.d.next = false;
                     self.count.d.next = 0.into();
-                    for j in 0..self.modulus.len() {
-                        self.modulus[j].d.next = self.n[j].val();
-                    }
                     self.state.d.next = CorrectionState::Running;
                 }
             }
@@ -144,11 +177,8 @@ impl Logic for Correction {
                 self.carry.d.next = self.step_sum.val().get_bits::<3>(17);
                 self.borrow.d.next = !self.step_diff.val().get_bit(17);
                 self.count.d.next = self.count.q.val() + 1;
-                for j in 0..(self.modulus.len() - 1) {
-                    self.modulus[j].d.next = self.modulus[j + 1].q.val();
-                }
-                // Shift both candidates down; the new digits enter at the top.
-                self.shift.next = true;
+                // Both candidates shift down (shift_terms is set in every running cycle); the
+                // new digits enter at the top.
                 for j in (self.sum.len() - 1)..self.sum.len() {
                     self.sum[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.step_sum.val().get_bits::<Y_BITS>(0));
                     self.diff[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.step_diff.val().get_bits::<Y_BITS>(0));
@@ -160,7 +190,7 @@ impl Logic for Correction {
             }
             CorrectionState::Holding => {
                 if self.take.val() {
-                    self.shift.next = true;
+                    self.taken.d.next = true;
                     self.count.d.next = self.count.q.val() + 1;
                     if self.count.q.val() + 1 == self.digits.val() {
                         self.state.d.next = CorrectionState::Idle;
@@ -171,20 +201,36 @@ impl Logic for Correction {
                 self.state.d.next = CorrectionState::Idle;
             }
         }
-        // The top limbs are the Running state's to set (a take leaves them as they are).
-        if self.shift.val() {
-            for j in 0..(self.sum.len() - 1) {
+        self.shift_next.next = (self.state.d.val() == CorrectionState::Running) | self.taken.d.val();
+        self.shift_terms.d.next = self.shift_next.val();
+        self.shift_modulus.d.next = self.shift_next.val();
+        self.capture_p.d.next = self.capture_p_next.val();
+        self.capture_q.d.next = self.capture_q_next.val();
+        // The top limbs are the running state's to set (a take leaves them as they are).
+        for j in 0..(self.sum.len() - 1) {
+            if self.shift_terms.q[j].val() {
                 self.sum[j].d.next = self.sum[j + 1].q.val();
                 self.diff[j].d.next = self.diff[j + 1].q.val();
             }
         }
-        // Terms arrive while idle (the exponentiations end after the previous result left).
-        for j in 0..self.sum.len() {
-            if self.capture_p.val() {
-                self.sum[j].d.next = self.term[j].val();
+        // The group size as a loop variable: rust-hdl indexes with loop variables only.
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for j in 0..self.modulus.len() {
+                self.modulus[j].d.next = self.n[j].val();
             }
-            if self.capture_q.val() {
-                self.diff[j].d.next = self.term[j].val();
+            for j in 0..(self.modulus.len() - 1) {
+                if self.shift_modulus.q[j / g].val() {
+                    self.modulus[j].d.next = self.modulus[j + 1].q.val();
+                }
+            }
+            // Terms arrive while idle (the exponentiations end after the previous result left).
+            for j in 0..self.sum.len() {
+                if self.capture_p.q[j / g].val() {
+                    self.sum[j].d.next = self.term[j].val();
+                }
+                if self.capture_q.q[j / g].val() {
+                    self.diff[j].d.next = self.term[j].val();
+                }
             }
         }
     }
@@ -229,22 +275,26 @@ mod tests {
                 l
             };
             let (pl, ql, nl) = (redundant(&p), redundant(&q), to_limbs(&n, digits));
-            let period = 3 + digits + digits + 2;
-            let trace = simulate(Correction::new(digits), period, move |uut, cycle| {
-                uut.capture_p.next = cycle == 0;
-                uut.capture_q.next = cycle == 1;
-                for j in 0..digits {
-                    uut.term[j].next = (if cycle == 0 { pl[j] } else { ql[j] }).into();
-                    uut.n[j].next = nl[j].into();
-                }
-                uut.start.next = cycle == 2;
-                let valid = uut.valid.val();
-                uut.take.next = valid;
-                (valid, uut.limb.val().to_u64())
-            });
-            let limbs: Vec<u64> = trace.iter().filter(|c| c.0).map(|c| c.1).collect();
-            assert_eq!(limbs.len(), digits, "S limbs handed out, then idle");
-            assert_eq!(from_limbs(limbs), (&p + &q) % &n, "p + q mod n");
+            // Takes in every cycle, and every third (a take shifts the limbs a cycle later).
+            for every in [1, 3] {
+                let (pl, ql, nl) = (pl.clone(), ql.clone(), nl.clone());
+                let period = 4 + digits + every * digits + 2;
+                let trace = simulate(Correction::new(digits), period, move |uut, cycle| {
+                    uut.capture_p_next.next = cycle == 0;
+                    uut.capture_q_next.next = cycle == 1;
+                    for j in 0..digits {
+                        uut.term[j].next = (if cycle == 1 { pl[j] } else { ql[j] }).into();
+                        uut.n[j].next = nl[j].into();
+                    }
+                    uut.start.next = cycle == 3;
+                    let valid = uut.valid.val();
+                    uut.take.next = valid & (cycle % every == 0);
+                    (valid && cycle % every == 0, uut.limb.val().to_u64())
+                });
+                let limbs: Vec<u64> = trace.iter().filter(|c| c.0).map(|c| c.1).collect();
+                assert_eq!(limbs.len(), digits, "S limbs handed out, then idle (a take every {every} cycles)");
+                assert_eq!(from_limbs(limbs), (&p + &q) % &n, "p + q mod n (a take every {every} cycles)");
+            }
         }
     }
 }

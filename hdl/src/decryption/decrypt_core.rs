@@ -115,9 +115,9 @@ impl Logic for DecryptCore {
         }
         self.engine.start0.next = false;
         self.engine.start1.next = false;
-        // Each slot's eCRT term goes to the correction as it finishes.
-        self.correction.capture_p.next = self.engine.done.val() & !self.engine.done_slot.val();
-        self.correction.capture_q.next = self.engine.done.val() & self.engine.done_slot.val();
+        // Each slot's eCRT term goes to the correction as it finishes, announced a cycle ahead.
+        self.correction.capture_p_next.next = self.engine.done_next.val() & !self.engine.done_slot_next.val();
+        self.correction.capture_q_next.next = self.engine.done_next.val() & self.engine.done_slot_next.val();
         for j in 0..self.engine.result.len() {
             self.correction.term[j].next = self.engine.result[j].val();
             self.correction.n[j].next = self.engine.n_public[j].val();
@@ -139,10 +139,10 @@ impl Logic for DecryptCore {
                 }
             }
             CoreState::Exponentiating => {
-                if self.correction.capture_p.val() {
+                if self.engine.done.val() & !self.engine.done_slot.val() {
                     self.have_p.d.next = true;
                 }
-                if self.correction.capture_q.val() {
+                if self.engine.done.val() & self.engine.done_slot.val() {
                     self.have_q.d.next = true;
                 }
                 if self.have_p.q.val() & self.have_q.q.val() {

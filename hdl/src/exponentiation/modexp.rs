@@ -37,6 +37,10 @@ pub struct ModExp {
     pub done: Signal<Out, bool>,
     /// The slot that finished.
     pub done_slot: Signal<Out, bool>,
+    /// `done` in the next cycle (so that its users can register their loads from it).
+    pub done_next: Signal<Out, bool>,
+    /// `done_slot` in the next cycle.
+    pub done_slot_next: Signal<Out, bool>,
     /// base^e mod N of the finished slot (decrypting: its eCRT term), redundant limbs
     /// (Σ limb_j·2^(17j)), fully reduced; when `mul_done`, the product of the multiplication that
     /// finished.
@@ -75,6 +79,8 @@ impl ModExp {
             start1: Default::default(),
             done: Default::default(),
             done_slot: Default::default(),
+            done_next: Default::default(),
+            done_slot_next: Default::default(),
             result: many(digits),
             busy0: Default::default(),
             busy1: Default::default(),
@@ -145,6 +151,11 @@ impl Logic for ModExp {
         }
         self.done.next = self.slot0.done.val() | self.slot1.done.val();
         self.done_slot.next = self.slot1.done.val();
+        // The phase toggles: the slot that is not `phase` now finishes next.
+        self.done_slot_next.next = !self.fold.phase.val();
+        self.done_next.next = self.fold.done_next.val()
+            & ((self.fold.phase.val() & self.slot0.finishing.val())
+                | (!self.fold.phase.val() & self.slot1.finishing.val()));
         self.busy0.next = self.slot0.busy.val();
         self.busy1.next = self.slot1.busy.val();
         self.mul_done.next = self.fold.done.val();

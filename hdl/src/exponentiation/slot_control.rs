@@ -142,6 +142,8 @@ pub struct SlotControl {
     pub m_hat_out: Vec<Signal<Out, Bits<Y_BITS>>>,
     /// The slot finished: `mm_result` is c^e mod N (or, decrypting, the eCRT term) in this cycle.
     pub done: Signal<Out, bool>,
+    /// The multiplication in flight is the slot's last: `done` comes with its `mm_done`.
+    pub finishing: Signal<Out, bool>,
     /// The public modulus n's limbs (for the final correction).
     pub n_public: Vec<Signal<Out, Bits<Y_BITS>>>,
     /// An exponentiation is under way.
@@ -186,7 +188,10 @@ pub struct SlotControl {
     exponent_bit: Signal<Local, bool>,
     // The table entry T[exponent[0]] as read last cycle, or bypassed.
     entry: Vec<Signal<Local, Bits<X_BITS>>>,
+    // The entry read in this cycle (decided from the sequencer's next values), and its copies
+    // per LIMBS_PER_COPY limbs for the table's RAMs.
     read_address: DFF<Bits<WINDOW_BITS_MAX>>,
+    read_copies: Replicas<Bits<WINDOW_BITS_MAX>>,
     // The next state writes its result into the table when its multiplication is done, and
     // where: registered, like the operand selects, in copies per LIMBS_PER_COPY limbs of the
     // table (a write address bit reaches every LUT RAM of the table).
@@ -295,6 +300,7 @@ impl SlotControl {
             n_out: many(modulus_limbs),
             n_prime_out: Default::default(),
             done: Default::default(),
+            finishing: Default::default(),
             busy: Default::default(),
             issue_on_done_next: Default::default(),
             window_bits: Constant::new((window_bits as u64).into()),
@@ -329,6 +335,7 @@ impl SlotControl {
             write_address_next: Default::default(),
             write_on_done: Replicas::new(copies(operand_limbs)),
             write_address: Replicas::new(copies(operand_limbs)),
+            read_copies: Replicas::new(copies(operand_limbs)),
             rotate: Default::default(),
             table_complete: Default::default(),
             a_next: Default::default(),
@@ -384,6 +391,7 @@ mod part {
 
     // The parts' names, in the order of `PARTS`; each `impl Part` says what its part does.
     pub(super) enum Defaults {}
+    pub(super) enum ExponentBit {}
     pub(super) enum TableRead {}
     pub(super) enum KeyHold {}
     pub(super) enum KeyLoad {}
@@ -415,15 +423,16 @@ where
 }
 
 /// The parts of `update`, in the order they run and their statements are written.
-const PARTS: [PartFns; 11] = [
+const PARTS: [PartFns; 12] = [
     part::<part::Defaults>(),
-    part::<part::TableRead>(),
+    part::<part::ExponentBit>(),
     part::<part::KeyHold>(),
     part::<part::KeyLoad>(),
     part::<part::Step>(),
     part::<part::TableComplete>(),
     part::<part::NextMode>(),
     part::<part::ExponentRotation>(),
+    part::<part::TableRead>(),
     part::<part::TableStorage>(),
     part::<part::OperandSelect>(),
     part::<part::ModulusSelect>(),
@@ -468,6 +477,8 @@ impl part::Part<part::Defaults> for SlotControl {
             read_address
         );
         self.busy.next = self.state.q.val() != SlotState::Idle;
+        self.finishing.next = (self.state.q.val() == SlotState::Scale)
+            | ((self.state.q.val() == SlotState::FromMontgomery) & !self.decrypt.val());
         self.done.next = false;
         self.issue.next = false;
         self.issue_redc.next = false;
@@ -476,29 +487,10 @@ impl part::Part<part::Defaults> for SlotControl {
     }
 }
 
-/// The address of the table entry to read, for `TableStorage` a cycle later: the current
-/// window's; segmented, sq (T[2]) while acc·sq is in flight, for the squaring that follows it, acc
-/// otherwise. And the exponent bit of the current step.
-impl part::Part<part::TableRead> for SlotControl {
+/// The exponent bit of the current step (segmented).
+impl part::Part<part::ExponentBit> for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
-        if self.segmented.val() {
-            self.read_address.d.next = 0.into();
-            if self.acc_set.q.val() {
-                self.read_address.d.next = 1.into();
-            }
-            if self.state.q.val() == SlotState::BitProduct {
-                self.read_address.d.next = 2.into();
-            }
-        } else {
-            for i in 0..1 {
-                self.read_address.d.next = self.exponent[i].q.val();
-            }
-            // Building the table: x̃ (T[1]) for the next entry, until the last one.
-            if (self.state.q.val() == SlotState::Table) & (self.table_index.q.val() != self.table_last.val()) {
-                self.read_address.d.next = 1.into();
-            }
-        }
         for i in (self.exponent.len() - 1)..self.exponent.len() {
             self.exponent_bit.next = self.exponent[i].q.val().get_bit(0);
         }
@@ -838,6 +830,35 @@ impl part::Part<part::ExponentRotation> for SlotControl {
     }
 }
 
+/// The address of the table entry to read in the next cycle (`TableStorage` reads it then):
+/// the window's; building the table, x̃ (T[1]) for the next entry until the last one; segmented,
+/// sq (T[2]) while acc·sq is in flight, for the squaring that follows it, acc otherwise. It is
+/// decided from the sequencer's next values, so that the table's address is a register, in
+/// copies (`read_copies`), where it would otherwise be logic that reaches every limb's RAM.
+impl part::Part<part::TableRead> for SlotControl {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, read_copies);
+        if self.segmented.val() {
+            self.read_address.d.next = 0.into();
+            if self.acc_set.d.val() {
+                self.read_address.d.next = 1.into();
+            }
+            if self.state.d.val() == SlotState::BitProduct {
+                self.read_address.d.next = 2.into();
+            }
+        } else {
+            for i in 0..1 {
+                self.read_address.d.next = self.exponent[i].d.val();
+            }
+            if (self.state.d.val() == SlotState::Table) & (self.table_index.d.val() != self.table_last.val()) {
+                self.read_address.d.next = 1.into();
+            }
+        }
+        self.read_copies.d.next = self.read_address.d.val();
+    }
+}
+
 /// The table: written with the result when a multiplication that stores it is done (the
 /// window table's entries as it is built; segmented, sq into T[2] and acc into T[1] when the
 /// exponent bit is 1), read at `read_address`, with the result bypassed when it is written to
@@ -882,7 +903,7 @@ impl part::Part<part::TableStorage> for SlotControl {
             for j in 0..self.table.len() {
                 self.table[j].read_clock.next = self.clock.val();
                 self.table[j].write_clock.next = self.clock.val();
-                self.table[j].read_address.next = self.read_address.d.val();
+                self.table[j].read_address.next = self.read_copies.q[j / g].val();
                 self.table[j].write_address.next = self.write_address.q[j / g].val();
                 self.table[j].write_data.next = self.mm_result[j].val();
                 self.table[j].write_enable.next = self.mm_done.val() & self.write_on_done.q[j / g].val();
@@ -895,9 +916,9 @@ impl part::Part<part::TableStorage> for SlotControl {
         self.entry_one_sel.d.next = false;
         self.entry_bypass_sel.d.next = false;
         self.entry_ram_sel.d.next = false;
-        if self.read_address.d.val() == 0 {
+        if self.read_address.q.val() == 0 {
             self.entry_one_sel.d.next = true;
-        } else if self.write_on_done_next.val() & (self.write_address_next.val() == self.read_address.d.val()) {
+        } else if self.write_on_done_next.val() & (self.write_address_next.val() == self.read_address.q.val()) {
             self.entry_bypass_sel.d.next = true;
         } else {
             self.entry_ram_sel.d.next = true;

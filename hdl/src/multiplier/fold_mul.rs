@@ -89,6 +89,8 @@ pub struct FoldMul {
     pub n_prime1: Signal<In, Bits<Y_BITS>>,
     /// Slot `phase` finished: `result` is valid in this cycle only.
     pub done: Signal<Out, bool>,
+    /// `done` in the next cycle (for the slot that is not `phase` now).
+    pub done_next: Signal<Out, bool>,
     /// A·B·R^(−1) mod N, below X (classic: below 2N), normalized limbs (< 2^17 + 3).
     pub result: Vec<Signal<Out, Bits<X_BITS>>>,
     /// Slot 0 is multiplying.
@@ -209,6 +211,7 @@ impl FoldMul {
             n_prime0: Default::default(),
             n_prime1: Default::default(),
             done: Default::default(),
+            done_next: Default::default(),
             result: many(operand_limbs),
             busy0: Default::default(),
             busy1: Default::default(),
@@ -339,7 +342,6 @@ impl Logic for FoldMul {
         self.ph.d.next = !self.ph.q.val();
         self.phase.next = self.ph.q.val();
         self.done.next = self.done_r.q.val();
-        self.done_r.d.next = false;
         self.busy0.next = self.operands0.busy.val();
         self.busy1.next = self.operands1.busy.val();
 
@@ -598,11 +600,10 @@ impl Logic for FoldMul {
                 }
             }
         }
-        if self.s2_valid.q.val() & self.s2_last.q.val() {
-            self.done_r.d.next = true;
-        }
-        self.operands0.finish.next = self.s2_valid.q.val() & self.s2_last.q.val() & self.ph.q.val();
-        self.operands1.finish.next = self.s2_valid.q.val() & self.s2_last.q.val() & !self.ph.q.val();
+        self.done_next.next = self.s2_valid.q.val() & self.s2_last.q.val();
+        self.done_r.d.next = self.done_next.val();
+        self.operands0.finish.next = self.done_next.val() & self.ph.q.val();
+        self.operands1.finish.next = self.done_next.val() & !self.ph.q.val();
 
         // The result: slot ph's T (a classic one from the limb above), normalized.
         for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
@@ -641,7 +642,7 @@ impl Logic for FoldMul {
             self.start.val() & self.ph.q.val() & (!self.operands1.busy.val() | self.done_r.q.val());
         self.clear0.d.next = self.operands0.load.val();
         self.clear1.d.next = self.operands1.load.val();
-        self.done_copies.d.next = self.s2_valid.q.val() & self.s2_last.q.val();
+        self.done_copies.d.next = self.done_next.val();
         self.continues0_copies.d.next = self.continues0.val();
         self.continues1_copies.d.next = self.continues1.val();
         for n in (self.operands0.load_a.len())..(self.operands0.load_a.len() + 1) {

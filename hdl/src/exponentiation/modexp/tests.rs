@@ -87,8 +87,22 @@ fn two_slots_match_the_golden_model_multiplication_by_multiplication() {
                 uut.start1.next = true;
             }
             let result = from_limbs(uut.result.iter().map(|r| r.val().to_u64()));
-            (uut.mul_done.val(), uut.phase.val() as usize, uut.done.val(), uut.done_slot.val() as usize, result)
+            let announced = (uut.done_next.val(), uut.done_slot_next.val() as usize);
+            (
+                uut.mul_done.val(),
+                uut.phase.val() as usize,
+                uut.done.val(),
+                uut.done_slot.val() as usize,
+                result,
+                announced,
+            )
         });
+        for (cycle, pair) in trace.windows(2).enumerate() {
+            assert_eq!(pair[0].5 .0, pair[1].2, "{modulus_bits}-bit modulus, {schedule:?}: done announced at {cycle}");
+            if pair[1].2 {
+                assert_eq!(pair[0].5 .1, pair[1].3, "the slot announced finishes");
+            }
+        }
         for (slot, (_, expected)) in slots.iter().enumerate() {
             let products: Vec<&BigUint> = trace.iter().filter(|c| c.0 && c.1 == slot).map(|c| &c.4).collect();
             assert_eq!(
