@@ -41,7 +41,8 @@ pub struct DecryptCore {
     pub limb_in_valid: Signal<In, bool>,
     /// A ciphertext limb.
     pub limb_in: Signal<In, Bits<Y_BITS>>,
-    /// Begin decrypting the shifted-in ciphertext (while ready); `tag_in` is kept with it.
+    /// Begin decrypting the shifted-in ciphertext (while ready, and at least a cycle after its
+    /// last limb: a limb is stored in the cycle after it comes); `tag_in` is kept with it.
     pub start: Signal<In, bool>,
     /// The job's tag.
     pub tag_in: Signal<In, Bits<TAG_BITS>>,

@@ -29,7 +29,8 @@ pub struct ModExp {
     pub load_target: Signal<In, LoadTarget>,
     /// A limb, constant or exponent window.
     pub load_data: Signal<In, Bits<X_BITS>>,
-    /// Begin exponentiating slot 0's base.
+    /// Begin exponentiating slot 0's base (at least a cycle after its last load: a load is stored
+    /// in the cycle after it comes).
     pub start0: Signal<In, bool>,
     /// Begin exponentiating slot 1's base.
     pub start1: Signal<In, bool>,

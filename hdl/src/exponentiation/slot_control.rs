@@ -192,6 +192,11 @@ pub struct SlotControl {
     // per LIMBS_PER_COPY limbs for the table's RAMs.
     read_address: DFF<Bits<WINDOW_BITS_MAX>>,
     read_copies: Replicas<Bits<WINDOW_BITS_MAX>>,
+    // The load stage (`KeyLoad`): the load and its target in copies, per LIMBS_PER_COPY limbs of
+    // the longest register file, and its data.
+    load_copies: Replicas<bool>,
+    target_copies: Replicas<LoadTarget>,
+    load_data_r: DFF<Bits<X_BITS>>,
     // The next state writes its result into the table when its multiplication is done, and
     // where: registered, like the operand selects, in copies per LIMBS_PER_COPY limbs of the
     // table (a write address bit reaches every LUT RAM of the table).
@@ -278,6 +283,7 @@ impl SlotControl {
         assert!((1..=WINDOW_BITS_MAX).contains(&window_bits), "windows of 1 to {WINDOW_BITS_MAX} bits");
         let windows = exponent_bits.div_ceil(window_bits);
         assert!((1..1 << WINDOW_COUNT_BITS).contains(&windows), "too many windows");
+        let load_copies = copies(modulus_limbs.max(operand_limbs).max(2 * digits - operand_limbs));
         SlotControl {
             clock: Default::default(),
             load: Default::default(),
@@ -336,6 +342,9 @@ impl SlotControl {
             write_on_done: Replicas::new(copies(operand_limbs)),
             write_address: Replicas::new(copies(operand_limbs)),
             read_copies: Replicas::new(copies(operand_limbs)),
+            load_copies: Replicas::new(load_copies),
+            target_copies: Replicas::new(load_copies),
+            load_data_r: Default::default(),
             rotate: Default::default(),
             table_complete: Default::default(),
             a_next: Default::default(),
@@ -466,6 +475,7 @@ impl part::Part<part::Defaults> for SlotControl {
         dff_setup!(
             self,
             clock,
+            load_data_r,
             state,
             n_prime,
             n_prime_div,
@@ -541,102 +551,136 @@ impl part::Part<part::KeyHold> for SlotControl {
 }
 
 /// The load path: a load shifts the chosen register by one limb (entering at the top) or one
-/// window.
+/// window, in the cycle after it: the load, its target and its data are registered, the first two
+/// in copies per LIMBS_PER_COPY limbs (per share of the exponent's windows), so that each
+/// register's enable is decoded from copies near it rather than one net reaching a whole register
+/// file. So a start must come at least a cycle after the last load.
 impl part::Part<part::KeyLoad> for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
-        if self.load.val() {
-            match self.load_target.val() {
-                LoadTarget::Modulus => {
-                    for j in 0..(self.modulus.len() - 1) {
-                        self.modulus[j].d.next = self.modulus[j + 1].q.val();
-                    }
-                    for j in (self.modulus.len() - 1)..self.modulus.len() {
-                        self.modulus[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                    }
+        clock!(self, clock, load_copies, target_copies);
+        self.load_copies.d.next = self.load.val();
+        self.target_copies.d.next = self.load_target.val();
+        self.load_data_r.d.next = self.load_data.val();
+        for c in 0..1 {
+            if self.load_copies.q[c].val() & (self.target_copies.q[c].val() == LoadTarget::NPrime) {
+                self.n_prime.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
+            }
+            if self.load_copies.q[c].val() & (self.target_copies.q[c].val() == LoadTarget::NPrimeDiv) {
+                self.n_prime_div.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
+            }
+            if self.load_copies.q[c].val() & (self.target_copies.q[c].val() == LoadTarget::NPrimeN) {
+                self.n_prime_n.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
+            }
+        }
+        // The group size as a loop variable: rust-hdl indexes with loop variables only.
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for j in 0..(self.modulus.len() - 1) {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Modulus) {
+                    self.modulus[j].d.next = self.modulus[j + 1].q.val();
                 }
-                LoadTarget::NPrime => {
-                    self.n_prime.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+            }
+            for j in (self.modulus.len() - 1)..self.modulus.len() {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Modulus) {
+                    self.modulus[j].d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
                 }
-                LoadTarget::ModulusDiv => {
-                    for j in 0..(self.modulus_div.len() - 1) {
-                        self.modulus_div[j].d.next = self.modulus_div[j + 1].q.val();
-                    }
-                    for j in (self.modulus_div.len() - 1)..self.modulus_div.len() {
-                        self.modulus_div[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                    }
+            }
+            for j in 0..(self.modulus_div.len() - 1) {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::ModulusDiv) {
+                    self.modulus_div[j].d.next = self.modulus_div[j + 1].q.val();
                 }
-                LoadTarget::NPrimeDiv => {
-                    self.n_prime_div.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+            }
+            for j in (self.modulus_div.len() - 1)..self.modulus_div.len() {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::ModulusDiv) {
+                    self.modulus_div[j].d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
                 }
-                LoadTarget::ModulusN => {
-                    for j in 0..(self.modulus_n.len() - 1) {
-                        self.modulus_n[j].d.next = self.modulus_n[j + 1].q.val();
-                    }
-                    for j in (self.modulus_n.len() - 1)..self.modulus_n.len() {
-                        self.modulus_n[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                    }
+            }
+            for j in 0..(self.modulus_n.len() - 1) {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::ModulusN) {
+                    self.modulus_n[j].d.next = self.modulus_n[j + 1].q.val();
                 }
-                LoadTarget::NPrimeN => {
-                    self.n_prime_n.d.next = self.load_data.val().get_bits::<Y_BITS>(0);
+            }
+            for j in (self.modulus_n.len() - 1)..self.modulus_n.len() {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::ModulusN) {
+                    self.modulus_n[j].d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
                 }
-                LoadTarget::R3 => {
-                    for j in 0..(self.r3.len() - 1) {
-                        self.r3[j].d.next = self.r3[j + 1].q.val();
-                    }
-                    for j in (self.r3.len() - 1)..self.r3.len() {
-                        self.r3[j].d.next = self.load_data.val();
-                    }
+            }
+            for j in 0..(self.r3.len() - 1) {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::R3) {
+                    self.r3[j].d.next = self.r3[j + 1].q.val();
                 }
-                LoadTarget::One => {
-                    for j in 0..(self.one.len() - 1) {
-                        self.one[j].d.next = self.one[j + 1].q.val();
-                    }
-                    for j in (self.one.len() - 1)..self.one.len() {
-                        self.one[j].d.next = self.load_data.val();
-                    }
+            }
+            for j in (self.r3.len() - 1)..self.r3.len() {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::R3) {
+                    self.r3[j].d.next = self.load_data_r.q.val();
                 }
-                LoadTarget::TMont => {
-                    for j in 0..(self.t_mont.len() - 1) {
-                        self.t_mont[j].d.next = self.t_mont[j + 1].q.val();
-                    }
-                    for j in (self.t_mont.len() - 1)..self.t_mont.len() {
-                        self.t_mont[j].d.next = self.load_data.val();
-                    }
+            }
+            for j in 0..(self.one.len() - 1) {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::One) {
+                    self.one[j].d.next = self.one[j + 1].q.val();
                 }
-                LoadTarget::Base => {
-                    // 2·S limbs through base_high into base_low.
-                    for j in 0..(self.base_low.len() - 1) {
-                        self.base_low[j].d.next = self.base_low[j + 1].q.val();
-                    }
-                    for j in (self.base_low.len() - 1)..self.base_low.len() {
-                        self.base_low[j].d.next = self.base_high[0].q.val();
-                    }
-                    for j in 0..(self.base_high.len() - 1) {
-                        self.base_high[j].d.next = self.base_high[j + 1].q.val();
-                    }
-                    for j in (self.base_high.len() - 1)..self.base_high.len() {
-                        self.base_high[j].d.next = self.load_data.val();
-                    }
+            }
+            for j in (self.one.len() - 1)..self.one.len() {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::One) {
+                    self.one[j].d.next = self.load_data_r.q.val();
                 }
-                LoadTarget::Exponent => {
-                    for i in 0..(self.exponent.len() - 1) {
-                        self.exponent[i].d.next = self.exponent[i + 1].q.val();
-                    }
-                    for i in (self.exponent.len() - 1)..self.exponent.len() {
-                        self.exponent[i].d.next =
-                            self.load_data.val().get_bits::<WINDOW_BITS_MAX>(0) & self.table_last.val();
-                    }
+            }
+            for j in 0..(self.t_mont.len() - 1) {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::TMont) {
+                    self.t_mont[j].d.next = self.t_mont[j + 1].q.val();
                 }
-                LoadTarget::MHat => {
-                    for j in 0..(self.m_hat.len() - 1) {
-                        self.m_hat[j].d.next = self.m_hat[j + 1].q.val();
-                    }
-                    for j in (self.m_hat.len() - 1)..self.m_hat.len() {
-                        self.m_hat[j].d.next = self.load_data.val().get_bits::<Y_BITS>(0);
-                    }
+            }
+            for j in (self.t_mont.len() - 1)..self.t_mont.len() {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::TMont) {
+                    self.t_mont[j].d.next = self.load_data_r.q.val();
                 }
-                _ => {}
+            }
+            for j in 0..(self.m_hat.len() - 1) {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::MHat) {
+                    self.m_hat[j].d.next = self.m_hat[j + 1].q.val();
+                }
+            }
+            for j in (self.m_hat.len() - 1)..self.m_hat.len() {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::MHat) {
+                    self.m_hat[j].d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
+                }
+            }
+            // 2·S limbs through base_high into base_low.
+            for j in 0..(self.base_low.len() - 1) {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Base) {
+                    self.base_low[j].d.next = self.base_low[j + 1].q.val();
+                }
+            }
+            for j in (self.base_low.len() - 1)..self.base_low.len() {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Base) {
+                    self.base_low[j].d.next = self.base_high[0].q.val();
+                }
+            }
+            for j in 0..(self.base_high.len() - 1) {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Base) {
+                    self.base_high[j].d.next = self.base_high[j + 1].q.val();
+                }
+            }
+            for j in (self.base_high.len() - 1)..self.base_high.len() {
+                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Base) {
+                    self.base_high[j].d.next = self.load_data_r.q.val();
+                }
+            }
+        }
+        // The exponent's windows, an equal share per copy.
+        for e in (self.exponent.len().div_ceil(self.load_copies.q.len()))
+            ..(self.exponent.len().div_ceil(self.load_copies.q.len()) + 1)
+        {
+            for i in 0..(self.exponent.len() - 1) {
+                if self.load_copies.q[i / e].val() & (self.target_copies.q[i / e].val() == LoadTarget::Exponent) {
+                    self.exponent[i].d.next = self.exponent[i + 1].q.val();
+                }
+            }
+            for i in (self.exponent.len() - 1)..self.exponent.len() {
+                if self.load_copies.q[i / e].val() & (self.target_copies.q[i / e].val() == LoadTarget::Exponent) {
+                    self.exponent[i].d.next =
+                        self.load_data_r.q.val().get_bits::<WINDOW_BITS_MAX>(0) & self.table_last.val();
+                }
             }
         }
     }
