@@ -65,3 +65,38 @@ endmodule
     assert_eq!((last.cell_type.as_str(), last.pins.as_str()), ("RAM64M", "WE"), "{t}");
     assert!((step_ns(&t, t.critical_path.len() - 1) - 0.654).abs() < 1e-9, "WE setup is 654 ps: {t}");
 }
+
+/// A register-to-register sum of `terms` operands of `bits` bits, the first one through a 2:1
+/// multiplexer when `muxed` (a slot select in front of the adder).
+fn registered_sum(terms: usize, bits: usize, muxed: bool) -> String {
+    let width = terms * bits;
+    let operand = |t: usize| format!("r[{}:{}]", t * bits + bits - 1, t * bits);
+    let mut sum: Vec<String> = (0..terms).map(operand).collect();
+    if muxed {
+        sum[0] = format!("(s ? {} : alt)", sum[0]);
+    }
+    format!(
+        "module top(input clock, input [{w1}:0] i, input [{b1}:0] alt_in, input s_in, output reg [{o1}:0] o);
+    reg [{w1}:0] r; reg [{b1}:0] alt; reg s;
+    always @(posedge clock) begin r <= i; alt <= alt_in; s <= s_in; o <= {sum}; end
+endmodule
+",
+        w1 = width - 1,
+        b1 = bits - 1,
+        o1 = bits + 1,
+        sum = sum.join(" + ")
+    )
+}
+
+/// What one pipeline stage of at most 2.5 ns of logic holds in these cell delays, the budget the
+/// multiplier's loop is designed to: a two-term add of a column sum's width (42 bits), or the
+/// three-term redistribution of 17-bit pieces, but neither four column terms nor a multiplexer in
+/// front of the 42-bit add.
+#[test]
+fn what_a_stage_of_two_and_a_half_nanoseconds_holds() {
+    let ns = |terms, bits, muxed| delay(&registered_sum(terms, bits, muxed)).logic_delay_ns;
+    let (two, redistribution) = (ns(2, 42, false), ns(3, 17, false));
+    let (four, muxed) = (ns(4, 42, false), ns(2, 42, true));
+    assert!(two <= 2.5 && redistribution <= 2.5, "{two} ns, {redistribution} ns");
+    assert!(four > 2.5 && muxed > 2.5, "{four} ns, {muxed} ns");
+}
