@@ -192,10 +192,21 @@ pub struct SlotControl {
     // per LIMBS_PER_COPY limbs for the table's RAMs.
     read_address: DFF<Bits<WINDOW_BITS_MAX>>,
     read_copies: Replicas<Bits<WINDOW_BITS_MAX>>,
-    // The load stage (`KeyLoad`): the load and its target in copies, per LIMBS_PER_COPY limbs of
-    // the longest register file, and its data.
-    load_copies: Replicas<bool>,
-    target_copies: Replicas<LoadTarget>,
+    // The load stage (`KeyLoad`): each register's load enable, in copies per LIMBS_PER_COPY limbs
+    // (windows) of it, and the data.
+    load_modulus: Replicas<bool>,
+    load_modulus_div: Replicas<bool>,
+    load_modulus_n: Replicas<bool>,
+    load_m_hat: Replicas<bool>,
+    load_r3: Replicas<bool>,
+    load_one: Replicas<bool>,
+    load_t_mont: Replicas<bool>,
+    load_n_prime: Replicas<bool>,
+    load_n_prime_div: Replicas<bool>,
+    load_n_prime_n: Replicas<bool>,
+    load_base_low: Replicas<bool>,
+    load_base_high: Replicas<bool>,
+    load_exponent: Replicas<bool>,
     load_data_r: DFF<Bits<X_BITS>>,
     // The next state writes its result into the table when its multiplication is done, and
     // where: registered, like the operand selects, in copies per LIMBS_PER_COPY limbs of the
@@ -283,7 +294,6 @@ impl SlotControl {
         assert!((1..=WINDOW_BITS_MAX).contains(&window_bits), "windows of 1 to {WINDOW_BITS_MAX} bits");
         let windows = exponent_bits.div_ceil(window_bits);
         assert!((1..1 << WINDOW_COUNT_BITS).contains(&windows), "too many windows");
-        let load_copies = copies(modulus_limbs.max(operand_limbs).max(2 * digits - operand_limbs));
         SlotControl {
             clock: Default::default(),
             load: Default::default(),
@@ -342,8 +352,19 @@ impl SlotControl {
             write_on_done: Replicas::new(copies(operand_limbs)),
             write_address: Replicas::new(copies(operand_limbs)),
             read_copies: Replicas::new(copies(operand_limbs)),
-            load_copies: Replicas::new(load_copies),
-            target_copies: Replicas::new(load_copies),
+            load_modulus: Replicas::new(copies(modulus_limbs)),
+            load_modulus_div: Replicas::new(copies(modulus_limbs)),
+            load_modulus_n: Replicas::new(copies(digits)),
+            load_m_hat: Replicas::new(copies(modulus_limbs)),
+            load_r3: Replicas::new(copies(operand_limbs)),
+            load_one: Replicas::new(copies(operand_limbs)),
+            load_t_mont: Replicas::new(copies(operand_limbs)),
+            load_n_prime: Replicas::new(1),
+            load_n_prime_div: Replicas::new(1),
+            load_n_prime_n: Replicas::new(1),
+            load_base_low: Replicas::new(copies(operand_limbs)),
+            load_base_high: Replicas::new(copies(2 * digits - operand_limbs)),
+            load_exponent: Replicas::new(copies(windows)),
             load_data_r: Default::default(),
             rotate: Default::default(),
             table_complete: Default::default(),
@@ -551,133 +572,155 @@ impl part::Part<part::KeyHold> for SlotControl {
 }
 
 /// The load path: a load shifts the chosen register by one limb (entering at the top) or one
-/// window, in the cycle after it: the load, its target and its data are registered, the first two
-/// in copies per LIMBS_PER_COPY limbs (per share of the exponent's windows), so that each
-/// register's enable is decoded from copies near it rather than one net reaching a whole register
-/// file. So a start must come at least a cycle after the last load.
+/// window, in the cycle after it: each register's enable is registered from the load and its
+/// target, in copies per LIMBS_PER_COPY limbs (windows) of that register, and the data beside
+/// them, so that no decoder's net reaches a whole register file. So a start must come at least a
+/// cycle after the last load.
 impl part::Part<part::KeyLoad> for SlotControl {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, load_copies, target_copies);
-        self.load_copies.d.next = self.load.val();
-        self.target_copies.d.next = self.load_target.val();
+        clock!(
+            self,
+            clock,
+            load_modulus,
+            load_modulus_div,
+            load_modulus_n,
+            load_m_hat,
+            load_r3,
+            load_one,
+            load_t_mont,
+            load_n_prime,
+            load_n_prime_div,
+            load_n_prime_n,
+            load_base_low,
+            load_base_high,
+            load_exponent
+        );
         self.load_data_r.d.next = self.load_data.val();
+        self.load_modulus.d.next = self.load.val() & (self.load_target.val() == LoadTarget::Modulus);
+        self.load_modulus_div.d.next = self.load.val() & (self.load_target.val() == LoadTarget::ModulusDiv);
+        self.load_modulus_n.d.next = self.load.val() & (self.load_target.val() == LoadTarget::ModulusN);
+        self.load_m_hat.d.next = self.load.val() & (self.load_target.val() == LoadTarget::MHat);
+        self.load_r3.d.next = self.load.val() & (self.load_target.val() == LoadTarget::R3);
+        self.load_one.d.next = self.load.val() & (self.load_target.val() == LoadTarget::One);
+        self.load_t_mont.d.next = self.load.val() & (self.load_target.val() == LoadTarget::TMont);
+        self.load_n_prime.d.next = self.load.val() & (self.load_target.val() == LoadTarget::NPrime);
+        self.load_n_prime_div.d.next = self.load.val() & (self.load_target.val() == LoadTarget::NPrimeDiv);
+        self.load_n_prime_n.d.next = self.load.val() & (self.load_target.val() == LoadTarget::NPrimeN);
+        self.load_base_low.d.next = self.load.val() & (self.load_target.val() == LoadTarget::Base);
+        self.load_base_high.d.next = self.load.val() & (self.load_target.val() == LoadTarget::Base);
+        self.load_exponent.d.next = self.load.val() & (self.load_target.val() == LoadTarget::Exponent);
         for c in 0..1 {
-            if self.load_copies.q[c].val() & (self.target_copies.q[c].val() == LoadTarget::NPrime) {
+            if self.load_n_prime.q[c].val() {
                 self.n_prime.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
             }
-            if self.load_copies.q[c].val() & (self.target_copies.q[c].val() == LoadTarget::NPrimeDiv) {
+            if self.load_n_prime_div.q[c].val() {
                 self.n_prime_div.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
             }
-            if self.load_copies.q[c].val() & (self.target_copies.q[c].val() == LoadTarget::NPrimeN) {
+            if self.load_n_prime_n.q[c].val() {
                 self.n_prime_n.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
             }
         }
         // The group size as a loop variable: rust-hdl indexes with loop variables only.
         for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
             for j in 0..(self.modulus.len() - 1) {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Modulus) {
+                if self.load_modulus.q[j / g].val() {
                     self.modulus[j].d.next = self.modulus[j + 1].q.val();
                 }
             }
             for j in (self.modulus.len() - 1)..self.modulus.len() {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Modulus) {
+                if self.load_modulus.q[j / g].val() {
                     self.modulus[j].d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
                 }
             }
             for j in 0..(self.modulus_div.len() - 1) {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::ModulusDiv) {
+                if self.load_modulus_div.q[j / g].val() {
                     self.modulus_div[j].d.next = self.modulus_div[j + 1].q.val();
                 }
             }
             for j in (self.modulus_div.len() - 1)..self.modulus_div.len() {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::ModulusDiv) {
+                if self.load_modulus_div.q[j / g].val() {
                     self.modulus_div[j].d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
                 }
             }
             for j in 0..(self.modulus_n.len() - 1) {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::ModulusN) {
+                if self.load_modulus_n.q[j / g].val() {
                     self.modulus_n[j].d.next = self.modulus_n[j + 1].q.val();
                 }
             }
             for j in (self.modulus_n.len() - 1)..self.modulus_n.len() {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::ModulusN) {
+                if self.load_modulus_n.q[j / g].val() {
                     self.modulus_n[j].d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
                 }
             }
-            for j in 0..(self.r3.len() - 1) {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::R3) {
-                    self.r3[j].d.next = self.r3[j + 1].q.val();
-                }
-            }
-            for j in (self.r3.len() - 1)..self.r3.len() {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::R3) {
-                    self.r3[j].d.next = self.load_data_r.q.val();
-                }
-            }
-            for j in 0..(self.one.len() - 1) {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::One) {
-                    self.one[j].d.next = self.one[j + 1].q.val();
-                }
-            }
-            for j in (self.one.len() - 1)..self.one.len() {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::One) {
-                    self.one[j].d.next = self.load_data_r.q.val();
-                }
-            }
-            for j in 0..(self.t_mont.len() - 1) {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::TMont) {
-                    self.t_mont[j].d.next = self.t_mont[j + 1].q.val();
-                }
-            }
-            for j in (self.t_mont.len() - 1)..self.t_mont.len() {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::TMont) {
-                    self.t_mont[j].d.next = self.load_data_r.q.val();
-                }
-            }
             for j in 0..(self.m_hat.len() - 1) {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::MHat) {
+                if self.load_m_hat.q[j / g].val() {
                     self.m_hat[j].d.next = self.m_hat[j + 1].q.val();
                 }
             }
             for j in (self.m_hat.len() - 1)..self.m_hat.len() {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::MHat) {
+                if self.load_m_hat.q[j / g].val() {
                     self.m_hat[j].d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
+                }
+            }
+            for j in 0..(self.r3.len() - 1) {
+                if self.load_r3.q[j / g].val() {
+                    self.r3[j].d.next = self.r3[j + 1].q.val();
+                }
+            }
+            for j in (self.r3.len() - 1)..self.r3.len() {
+                if self.load_r3.q[j / g].val() {
+                    self.r3[j].d.next = self.load_data_r.q.val();
+                }
+            }
+            for j in 0..(self.one.len() - 1) {
+                if self.load_one.q[j / g].val() {
+                    self.one[j].d.next = self.one[j + 1].q.val();
+                }
+            }
+            for j in (self.one.len() - 1)..self.one.len() {
+                if self.load_one.q[j / g].val() {
+                    self.one[j].d.next = self.load_data_r.q.val();
+                }
+            }
+            for j in 0..(self.t_mont.len() - 1) {
+                if self.load_t_mont.q[j / g].val() {
+                    self.t_mont[j].d.next = self.t_mont[j + 1].q.val();
+                }
+            }
+            for j in (self.t_mont.len() - 1)..self.t_mont.len() {
+                if self.load_t_mont.q[j / g].val() {
+                    self.t_mont[j].d.next = self.load_data_r.q.val();
                 }
             }
             // 2·S limbs through base_high into base_low.
             for j in 0..(self.base_low.len() - 1) {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Base) {
+                if self.load_base_low.q[j / g].val() {
                     self.base_low[j].d.next = self.base_low[j + 1].q.val();
                 }
             }
             for j in (self.base_low.len() - 1)..self.base_low.len() {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Base) {
+                if self.load_base_low.q[j / g].val() {
                     self.base_low[j].d.next = self.base_high[0].q.val();
                 }
             }
             for j in 0..(self.base_high.len() - 1) {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Base) {
+                if self.load_base_high.q[j / g].val() {
                     self.base_high[j].d.next = self.base_high[j + 1].q.val();
                 }
             }
             for j in (self.base_high.len() - 1)..self.base_high.len() {
-                if self.load_copies.q[j / g].val() & (self.target_copies.q[j / g].val() == LoadTarget::Base) {
+                if self.load_base_high.q[j / g].val() {
                     self.base_high[j].d.next = self.load_data_r.q.val();
                 }
             }
-        }
-        // The exponent's windows, an equal share per copy.
-        for e in (self.exponent.len().div_ceil(self.load_copies.q.len()))
-            ..(self.exponent.len().div_ceil(self.load_copies.q.len()) + 1)
-        {
             for i in 0..(self.exponent.len() - 1) {
-                if self.load_copies.q[i / e].val() & (self.target_copies.q[i / e].val() == LoadTarget::Exponent) {
+                if self.load_exponent.q[i / g].val() {
                     self.exponent[i].d.next = self.exponent[i + 1].q.val();
                 }
             }
             for i in (self.exponent.len() - 1)..self.exponent.len() {
-                if self.load_copies.q[i / e].val() & (self.target_copies.q[i / e].val() == LoadTarget::Exponent) {
+                if self.load_exponent.q[i / g].val() {
                     self.exponent[i].d.next =
                         self.load_data_r.q.val().get_bits::<WINDOW_BITS_MAX>(0) & self.table_last.val();
                 }
