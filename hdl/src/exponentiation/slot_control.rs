@@ -192,8 +192,8 @@ pub struct SlotControl {
     // per LIMBS_PER_COPY limbs for the table's RAMs.
     read_address: DFF<Bits<WINDOW_BITS_MAX>>,
     read_copies: Replicas<Bits<WINDOW_BITS_MAX>>,
-    // The load stage (`KeyLoad`): each register's load enable, in copies per LIMBS_PER_COPY limbs
-    // (windows) of it, and the data.
+    // The load stage (`KeyLoad`): each register file's load enable, in copies per LIMBS_PER_COPY
+    // limbs (windows) of it; the N′s' enables; the data.
     load_modulus: Replicas<bool>,
     load_modulus_div: Replicas<bool>,
     load_modulus_n: Replicas<bool>,
@@ -201,9 +201,9 @@ pub struct SlotControl {
     load_r3: Replicas<bool>,
     load_one: Replicas<bool>,
     load_t_mont: Replicas<bool>,
-    load_n_prime: Replicas<bool>,
-    load_n_prime_div: Replicas<bool>,
-    load_n_prime_n: Replicas<bool>,
+    load_n_prime: DFF<bool>,
+    load_n_prime_div: DFF<bool>,
+    load_n_prime_n: DFF<bool>,
     load_base_low: Replicas<bool>,
     load_base_high: Replicas<bool>,
     load_exponent: Replicas<bool>,
@@ -359,9 +359,9 @@ impl SlotControl {
             load_r3: Replicas::new(copies(operand_limbs)),
             load_one: Replicas::new(copies(operand_limbs)),
             load_t_mont: Replicas::new(copies(operand_limbs)),
-            load_n_prime: Replicas::new(1),
-            load_n_prime_div: Replicas::new(1),
-            load_n_prime_n: Replicas::new(1),
+            load_n_prime: Default::default(),
+            load_n_prime_div: Default::default(),
+            load_n_prime_n: Default::default(),
             load_base_low: Replicas::new(copies(operand_limbs)),
             load_base_high: Replicas::new(copies(2 * digits - operand_limbs)),
             load_exponent: Replicas::new(copies(windows)),
@@ -497,6 +497,9 @@ impl part::Part<part::Defaults> for SlotControl {
             self,
             clock,
             load_data_r,
+            load_n_prime,
+            load_n_prime_div,
+            load_n_prime_n,
             state,
             n_prime,
             n_prime_div,
@@ -589,9 +592,6 @@ impl part::Part<part::KeyLoad> for SlotControl {
             load_r3,
             load_one,
             load_t_mont,
-            load_n_prime,
-            load_n_prime_div,
-            load_n_prime_n,
             load_base_low,
             load_base_high,
             load_exponent
@@ -610,16 +610,14 @@ impl part::Part<part::KeyLoad> for SlotControl {
         self.load_base_low.d.next = self.load.val() & (self.load_target.val() == LoadTarget::Base);
         self.load_base_high.d.next = self.load.val() & (self.load_target.val() == LoadTarget::Base);
         self.load_exponent.d.next = self.load.val() & (self.load_target.val() == LoadTarget::Exponent);
-        for c in 0..1 {
-            if self.load_n_prime.q[c].val() {
-                self.n_prime.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
-            }
-            if self.load_n_prime_div.q[c].val() {
-                self.n_prime_div.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
-            }
-            if self.load_n_prime_n.q[c].val() {
-                self.n_prime_n.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
-            }
+        if self.load_n_prime.q.val() {
+            self.n_prime.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
+        }
+        if self.load_n_prime_div.q.val() {
+            self.n_prime_div.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
+        }
+        if self.load_n_prime_n.q.val() {
+            self.n_prime_n.d.next = self.load_data_r.q.val().get_bits::<Y_BITS>(0);
         }
         // The group size as a loop variable: rust-hdl indexes with loop variables only.
         for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
