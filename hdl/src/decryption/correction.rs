@@ -37,7 +37,7 @@ pub struct Correction {
     pub capture_q_next: Signal<In, bool>,
     /// A term, redundant limbs, < n.
     pub term: Vec<Signal<In, Bits<X_BITS>>>,
-    /// The public modulus n, exact limbs (read at `start`, and held for the cycle before it).
+    /// The public modulus n, exact limbs (read at `start`).
     pub n: Vec<Signal<In, Bits<Y_BITS>>>,
     /// Begin: both terms are stored.
     pub start: Signal<In, bool>,
@@ -133,6 +133,7 @@ impl Logic for Correction {
             self.modulus[j].clock.next = self.clock.val();
             self.sum[j].d.next = self.sum[j].q.val();
             self.diff[j].d.next = self.diff[j].q.val();
+            self.modulus[j].d.next = self.n[j].val();
         }
         for j in 0..1 {
             self.low_p.next = self.sum[j].q.val();
@@ -215,9 +216,6 @@ impl Logic for Correction {
         }
         // The group size as a loop variable: rust-hdl indexes with loop variables only.
         for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
-            for j in 0..self.modulus.len() {
-                self.modulus[j].d.next = self.n[j].val();
-            }
             for j in 0..(self.modulus.len() - 1) {
                 if self.shift_modulus.q[j / g].val() {
                     self.modulus[j].d.next = self.modulus[j + 1].q.val();
