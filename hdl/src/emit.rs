@@ -3,11 +3,13 @@
 //! content hash) that the simulator, the driver and the Vivado flow read.
 //!
 //! [`emit`] gives the whole accelerator ([`Accelerator`]); [`emit_modexp`] the exponentiation unit
-//! alone, [`emit_fold_mul`] the multiplier alone, for their own tests and benchmarks.
+//! alone, [`emit_fold_mul`] the multiplier alone and [`emit_deep_mul`] the deep-loop multiplier
+//! alone, for their own tests and benchmarks.
 
 use crate::config::{AcceleratorConfig, ConfigError};
 use crate::exponentiation::modexp::ModExp;
 use crate::interface::{REGISTERS, VERSION_MAJOR, VERSION_MINOR};
+use crate::multiplier::deep_mul::DeepMul;
 use crate::multiplier::fold_mul::FoldMul;
 use crate::shell::accelerator::Accelerator;
 use ecrt_golden::hw::FoldShape;
@@ -130,6 +132,17 @@ pub fn emit_fold_mul(shape: &FoldShape) -> String {
     let shape = *shape;
     generate(move || {
         let mut uut = FoldMul::new(&shape);
+        uut.connect_all();
+        generate_verilog(&uut)
+    })
+}
+
+/// Generates the deep-loop multiplier of `shape` alone (its own tests and benchmarks drive its
+/// ports directly): the Verilog, top module `top`.
+pub fn emit_deep_mul(shape: &FoldShape) -> String {
+    let shape = *shape;
+    generate(move || {
+        let mut uut = DeepMul::new(&shape);
         uut.connect_all();
         generate_verilog(&uut)
     })

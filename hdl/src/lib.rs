@@ -23,11 +23,14 @@ pub mod testing;
 
 testing::clocked!(
     fanout::replicas::Replicas<rust_hdl::prelude::Bits<3>>,
+    fanout::replicas::ReplicaSets<rust_hdl::prelude::Bits<3>>,
     fanout::toggles::Toggles,
     multiplier::mul_add::MulAddReg,
     multiplier::mul_add::LoopMulAddReg,
     multiplier::fold_operands::FoldOperands,
     multiplier::fold_mul::FoldMul,
+    multiplier::deep_mul::DeepMul,
+    multiplier::column_addends::ColumnAddends,
     exponentiation::slot_control::SlotControl,
     exponentiation::modexp::ModExp,
     decryption::correction::Correction,

@@ -9,13 +9,19 @@
 //! - [`fold_base`]: stage 1's column addends;
 //! - [`fold_sum`]: stage 2's column sums and redistribution;
 //! - [`fold_normalize`]: the result's normalized limbs;
-//! - [`mul_add`]: the DSP48E1 leaves, `p = c + x·y`.
+//! - [`mul_add`]: the DSP48E1 leaves, `p = c + x·y`;
+//! - [`deep_mul`]: the deep-loop multiplier, every stage a register and at most one adder, k + 3
+//!   interleaved lanes, folding mode only (not yet in the exponentiation unit);
+//! - [`column_addends`], [`redistribute`]: its column addends and its redistribution.
 
 pub mod b_windows;
+pub mod column_addends;
+pub mod deep_mul;
 pub mod fold_base;
 pub mod fold_mul;
 pub mod fold_normalize;
 pub mod fold_operands;
 pub mod fold_sum;
 pub mod mul_add;
+pub mod redistribute;
 pub mod window_pieces;

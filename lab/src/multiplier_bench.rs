@@ -1,30 +1,35 @@
-//! `ecrt bench-multiplier`: the Montgomery multiplier alone, side by side for each number of
-//! limbs per step: its cycles per multiplication in Verilator (every product checked against the
-//! golden model), Yosys's resources and logic delay, and DSP-cycles per multiplication against
-//! the schoolbook bound.
+//! `ecrt bench-multiplier`: the Montgomery multipliers alone, side by side for each number of
+//! limbs per step, the accelerator's two-cycle loop and the deep loop: cycles per multiplication
+//! in Verilator (every product checked against the golden model), Yosys's resources and logic
+//! delay, and DSP-cycles per multiplication against the schoolbook bound.
 
 use crate::chip::schoolbook_partial_products;
 use crate::report::Figure;
 use ecrt_golden::hw::{FoldContext, FoldShape};
 use ecrt_golden::prime::random_odd;
-use ecrt_hdl::emit::emit_fold_mul;
-use ecrt_sim::fold_mul::FoldMulSim;
-use ecrt_sim::{estimate, logic_delay, BuildOptions, EstimateOptions};
+use ecrt_hdl::emit::{emit_deep_mul, emit_fold_mul};
+use ecrt_sim::deep_mul::{DeepMulSim, LaneJob};
+use ecrt_sim::fold_mul::{FoldMulSim, Product};
+use ecrt_sim::{estimate_with_fanout, logic_delay, BuildOptions, EstimateOptions, FanoutReport};
 use num_bigint::RandBigInt;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Measure the folding multiplier for each number of limbs per step.
+/// Measure the Montgomery multipliers, both loops, for each number of limbs per step.
 #[derive(clap::Args)]
 pub struct Args {
     /// Key size: the multipliers are sized for its p² (a modulus of this many bits).
     #[arg(long, default_value_t = 2048)]
     key_bits: usize,
-    /// Limbs of the multiplier consumed per step, one folding multiplier each.
+    /// Limbs of the multiplier consumed per step, one folding multiplier of each loop each.
     #[arg(long, value_delimiter = ',', default_values_t = vec![1, 2, 4, 8])]
     digits_per_step: Vec<usize>,
+    /// The loops to measure: `fold` (the accelerator's, two slots on a two-cycle loop) and
+    /// `deep` (k + 3 lanes on a loop of k + 3 cycles, every stage registered).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![Loop::Fold, Loop::Deep])]
+    loops: Vec<Loop>,
     /// Skip the logic delays (a flattened synthesis of each multiplier at 512 bits, minutes each).
     #[arg(long)]
     no_timing: bool,
@@ -34,6 +39,24 @@ pub struct Args {
     /// Also write the JSON object to this file.
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+/// A multiplier's loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Loop {
+    /// The accelerator's folding multiplier: two slots on a two-cycle loop.
+    Fold,
+    /// The deep-loop multiplier: k + 3 lanes on a loop of k + 3 cycles.
+    Deep,
+}
+
+impl std::fmt::Display for Loop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Loop::Fold => "fold",
+            Loop::Deep => "deep",
+        })
+    }
 }
 
 /// What `ecrt bench-multiplier` reports.
@@ -49,12 +72,16 @@ pub struct MultiplierReport {
     pub multipliers: Vec<MultiplierRow>,
 }
 
-/// One multiplier's figures. Two multiplications are in flight, so one multiplication costs half
-/// of the DSPs' cycles over its latency.
+/// One multiplier's figures. Several multiplications are in flight (`in_flight`), so one
+/// multiplication costs that share of the DSPs' cycles over its latency.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MultiplierRow {
-    /// `"fold"`; records made while a separate classic multiplier ran also hold `"classic"`.
+    /// `"fold"` or `"deep"`; records made while a separate classic multiplier ran also hold
+    /// `"classic"`.
     pub multiplier: String,
+    /// Independent multiplications the multiplier interleaves (records without it: 2).
+    #[serde(default = "two")]
+    pub in_flight: usize,
     pub digits_per_step: Figure<usize>,
     pub steps: Figure<usize>,
     pub cycles_per_multiplication: Figure<u64>,
@@ -70,6 +97,17 @@ pub struct MultiplierRow {
     /// Null with `--no-timing`.
     pub logic_delay_ns: Option<Figure<f64>>,
     pub critical_path_summary: Option<String>,
+    /// The most loads a register- or DSP-driven net reaches, at full width (absent in records
+    /// made before it was counted).
+    #[serde(default)]
+    pub max_fanout: Option<u64>,
+    /// The most loads a logic-driven net reaches (a select decoded in a LUT, say).
+    #[serde(default)]
+    pub max_logic_fanout: Option<u64>,
+}
+
+fn two() -> usize {
+    2
 }
 
 /// The modulus width of the timing figures: no path depends on the width.
@@ -83,40 +121,54 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::new();
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(0xf01d);
-    let bar = ecrt_driver::batch::progress_bar(args.digits_per_step.len(), "multipliers");
+    let bar = ecrt_driver::batch::progress_bar(args.digits_per_step.len() * args.loops.len(), "multipliers");
     for &k in &args.digits_per_step {
         let shape = FoldShape::new(modulus_bits, k)?;
-        let mut sim = FoldMulSim::build(&shape, &BuildOptions::default())?;
-        let contexts: Vec<FoldContext> = (0..2)
-            .map(|_| {
-                let n = random_odd(modulus_bits as u64, &mut rng);
-                FoldContext::with_width(&n, modulus_bits, k)
-            })
-            .collect::<Result<_, _>>()?;
-        let operands: Vec<_> = contexts
-            .iter()
-            .map(|c| (c.exact(&rng.gen_biguint_below(c.bound())), c.exact(&rng.gen_biguint_below(c.bound()))))
-            .collect();
-        for (slot, c) in contexts.iter().enumerate() {
-            sim.set_m_hat(slot, c.m_hat())?;
+        for &kind in &args.loops {
+            let in_flight = match kind {
+                Loop::Fold => 2,
+                Loop::Deep => shape.deep_lanes(),
+            };
+            let contexts: Vec<FoldContext> = (0..in_flight)
+                .map(|_| FoldContext::with_width(&random_odd(modulus_bits as u64, &mut rng), modulus_bits, k))
+                .collect::<Result<_, _>>()?;
+            let operands: Vec<_> = contexts
+                .iter()
+                .map(|c| (c.exact(&rng.gen_biguint_below(c.bound())), c.exact(&rng.gen_biguint_below(c.bound()))))
+                .collect();
+            let products = match kind {
+                Loop::Fold => {
+                    let mut sim = FoldMulSim::build(&shape, &BuildOptions::default())?;
+                    for (slot, c) in contexts.iter().enumerate() {
+                        sim.set_m_hat(slot, c.m_hat())?;
+                    }
+                    sim.multiply([
+                        Some((operands[0].0.limbs(), operands[0].1.limbs())),
+                        Some((operands[1].0.limbs(), operands[1].1.limbs())),
+                    ])?
+                    .to_vec()
+                }
+                Loop::Deep => {
+                    let mut sim = DeepMulSim::build(&shape, &BuildOptions::default())?;
+                    let jobs: Vec<Option<LaneJob>> = operands
+                        .iter()
+                        .zip(&contexts)
+                        .map(|((a, b), c)| Some(LaneJob { a: a.limbs(), b: b.limbs(), m_hat: c.m_hat() }))
+                        .collect();
+                    sim.multiply(&jobs)?
+                }
+            };
+            let cycles = checked_cycles(&products, &contexts, &operands, k, kind)?;
+            let emit = |shape: &FoldShape| match kind {
+                Loop::Fold => emit_fold_mul(shape),
+                Loop::Deep => emit_deep_mul(shape),
+            };
+            let (resources, fanout) = estimate_with_fanout(&emit(&shape), "top", &quiet)?;
+            let timing_shape = FoldShape::new(TIMING_MODULUS_BITS, k)?;
+            let timing = (!args.no_timing).then(|| logic_delay(&emit(&timing_shape), "top", &quiet)).transpose()?;
+            rows.push(row(kind, in_flight, cycles, &shape, &resources, &fanout, timing.as_ref(), bound));
+            bar.inc(1);
         }
-        let products = sim.multiply([
-            Some((operands[0].0.limbs(), operands[0].1.limbs())),
-            Some((operands[1].0.limbs(), operands[1].1.limbs())),
-        ])?;
-        let mut cycles = 0;
-        for (slot, product) in products.into_iter().enumerate() {
-            let product = product.expect("both slots ran");
-            let expected = contexts[slot].mul(&operands[slot].0, &operands[slot].1);
-            anyhow::ensure!(product.limbs == expected.limbs(), "k = {k}, slot {slot}: wrong product");
-            cycles = product.cycles;
-        }
-        let resources = estimate(&emit_fold_mul(&shape), "top", &quiet)?;
-        let timing_shape = FoldShape::new(TIMING_MODULUS_BITS, k)?;
-        let timing =
-            (!args.no_timing).then(|| logic_delay(&emit_fold_mul(&timing_shape), "top", &quiet)).transpose()?;
-        rows.push(row(k, shape.steps, cycles, &shape, &resources, timing.as_ref(), bound));
-        bar.inc(1);
     }
     bar.finish_and_clear();
 
@@ -133,13 +185,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
              from Yosys, not Vivado):"
         );
         println!(
-            "  {:<8} {:>3} {:>6} {:>7} {:>6} {:>8} {:>8} {:>9} {:>6} {:>9}",
-            "kind", "k", "steps", "cycles", "DSP", "LUT", "FF", "DSP-cyc", "×bound", "delay ns"
+            "  {:<8} {:>3} {:>6} {:>7} {:>6} {:>8} {:>8} {:>9} {:>6} {:>9} {:>11}",
+            "kind", "k", "steps", "cycles", "DSP", "LUT", "FF", "DSP-cyc", "×bound", "delay ns", "fanout r/l"
         );
         for r in report["multipliers"].as_array().into_iter().flatten() {
             let delay = r["logic_delay_ns"].as_f64().map_or("-".into(), |d| format!("{d:.2}"));
+            let fanout = format!("{}/{}", r["max_fanout"], r["max_logic_fanout"]);
             println!(
-                "  {:<8} {:>3} {:>6} {:>7} {:>6} {:>8} {:>8} {:>9.0} {:>6.2} {:>9}",
+                "  {:<8} {:>3} {:>6} {:>7} {:>6} {:>8} {:>8} {:>9.0} {:>6.2} {:>9} {:>11}",
                 r["multiplier"].as_str().unwrap_or("?"),
                 r["digits_per_step"],
                 r["steps"],
@@ -149,28 +202,53 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 r["ff"],
                 r["dsp_cycles_per_multiplication"].as_f64().unwrap_or(0.0),
                 r["ratio_to_schoolbook_bound"].as_f64().unwrap_or(0.0),
-                delay
+                delay,
+                fanout
             );
         }
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// Every product equals the golden model's and all took the same cycles: those cycles.
+fn checked_cycles(
+    products: &[Option<Product>],
+    contexts: &[FoldContext],
+    operands: &[(ecrt_golden::hw::FoldValue, ecrt_golden::hw::FoldValue)],
+    k: usize,
+    kind: Loop,
+) -> anyhow::Result<u64> {
+    let mut cycles = None;
+    for (slot, product) in products.iter().enumerate() {
+        let product =
+            product.as_ref().ok_or_else(|| anyhow::anyhow!("{kind}, k = {k}: slot {slot} gave no product"))?;
+        let expected = contexts[slot].mul(&operands[slot].0, &operands[slot].1);
+        anyhow::ensure!(product.limbs == expected.limbs(), "{kind}, k = {k}, slot {slot}: wrong product");
+        anyhow::ensure!(
+            *cycles.get_or_insert(product.cycles) == product.cycles,
+            "{kind}, k = {k}: the slots took different cycles"
+        );
+    }
+    cycles.ok_or_else(|| anyhow::anyhow!("{kind}, k = {k}: no product"))
+}
+
 /// One folding multiplier's row.
 fn row(
-    digits_per_step: usize,
-    steps: usize,
+    kind: Loop,
+    in_flight: usize,
     cycles: u64,
     shape: &FoldShape,
     resources: &ecrt_sim::ResourceEstimate,
+    fanout: &FanoutReport,
     timing: Option<&ecrt_sim::TimingEstimate>,
     bound: f64,
 ) -> MultiplierRow {
-    let dsp_cycles = resources.dsp48e1 as f64 * cycles as f64 / 2.0;
+    let dsp_cycles = resources.dsp48e1 as f64 * cycles as f64 / in_flight as f64;
     MultiplierRow {
-        multiplier: "fold".into(),
-        digits_per_step: digits_per_step.into(),
-        steps: steps.into(),
+        multiplier: kind.to_string(),
+        in_flight,
+        digits_per_step: shape.limbs_per_step.into(),
+        steps: shape.steps.into(),
         cycles_per_multiplication: cycles.into(),
         shape: Some(*shape),
         dsp48e1: resources.dsp48e1.into(),
@@ -182,5 +260,7 @@ fn row(
         ratio_to_schoolbook_bound: (dsp_cycles / bound).into(),
         logic_delay_ns: timing.map(|t| t.logic_delay_ns.into()),
         critical_path_summary: timing.map(|t| t.path_summary()),
+        max_fanout: fanout.nets.first().map(|n| n.loads),
+        max_logic_fanout: fanout.logic_nets.first().map(|n| n.loads),
     }
 }

@@ -139,7 +139,7 @@ fn script(top: &str) -> String {
     format!(
         "read_verilog top.v; {synth} -run :fine; \
          simplemap t:$mux; muxcover -nodecode -mux2=100 -mux8=699 -mux16=700; \
-         opt -full -noff; opt_dff; opt_clean; xilinx_srl -variable -minlen 3; \
+         opt -full -noff; opt_dff; opt_clean; \
          techmap -map +/techmap.v -D LUT_SIZE=6 -D MIN_MUX_INPUTS=8 -map +/xilinx/mux_map.v \
          -map +/xilinx/arith_map.v; opt -fast -noff; \
          {synth} -run map_cells:check; write_json netlist.json"

@@ -1,6 +1,7 @@
 //! The longest register-to-register logic path, from Yosys' static timing analysis.
 //!
-//! [`logic_delay`] flattens a design with `synth_xilinx -family xc7 -flatten -abc9`, reads the
+//! [`logic_delay`] flattens a design with `synth_xilinx -family xc7 -flatten -abc9 -nosrl` (chains
+//! of registers stay flip-flops, as the resource estimate keeps them), reads the
 //! 7-series cell delays of Yosys' Xilinx cell library (`read_verilog -lib -specify
 //! +/xilinx/cells_sim.v`) and runs `sta`. The figure is the latest arrival time in the design:
 //! clock-to-output of the launching register, the cell delays along the path and the capturing
@@ -43,7 +44,7 @@ use crate::toolchain::yosys_version;
 use crate::EstimateOptions;
 
 /// Bump when the script or the parsing changes: part of the cache key.
-const TIMING_FORMAT: &str = "ecrt-sim timing 2";
+const TIMING_FORMAT: &str = "ecrt-sim timing 3";
 
 /// One step of the critical path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,7 +99,7 @@ const LUTRAM_ARCS: &str = include_str!("timing/lutram_arcs.v");
 /// arcs, and no derived cell modules left from ABC9 (they have no arcs).
 fn script(top: &str) -> String {
     format!(
-        "read_verilog top.v; synth_xilinx -family xc7 -top {top} -flatten -abc9 -noiopad -noclkbuf; \
+        "read_verilog top.v; synth_xilinx -family xc7 -top {top} -flatten -abc9 -nosrl -noiopad -noclkbuf; \
          read_verilog -lib -specify +/xilinx/cells_sim.v; read_verilog -lib -specify lutram_arcs.v; \
          delete =$paramod*; tee -q -o sta.txt sta"
     )
@@ -124,7 +125,7 @@ pub fn logic_delay(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<T
         Spinner::new(opts.progress && !synth::is_cached(cache, "timing", &key), &format!("ecrt-sim: yosys `{top}`"));
     spinner.step("synth_xilinx -flatten -abc9; sta");
     let tool = format!(
-        "{version}: synth_xilinx -family xc7 -flatten -abc9; sta with cells_sim.v delays and RAM64M's ADDR[5] arcs \
+        "{version}: synth_xilinx -family xc7 -flatten -abc9 -nosrl; sta with cells_sim.v delays and RAM64M's ADDR[5] arcs \
          (no routing)"
     );
     let job = Job { files: vec![("top.v", verilog), ("lutram_arcs.v", LUTRAM_ARCS)], script };

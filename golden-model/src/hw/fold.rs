@@ -163,6 +163,21 @@ impl FoldShape {
     pub fn fold_cycles(&self) -> usize {
         2 * (self.steps + 2)
     }
+
+    /// Independent multiplications ("lanes") the deep-loop multiplier interleaves: one per cycle
+    /// of its loop, k + 3 (a step's limbs of T enter the loop DSPs' input registers, are
+    /// multiplied into their M registers, summed down a cascade of k DSPs, one P register each,
+    /// and redistributed into T).
+    pub fn deep_lanes(&self) -> usize {
+        self.limbs_per_step + 3
+    }
+
+    /// Cycles from a folding multiplication's start to its result on the deep-loop multiplier:
+    /// a turn of its lane per step, after two lead turns that resolve the first digits and carry
+    /// the first a·b products through their DSPs and adder tree, (m + 2)·(k + 3).
+    pub fn deep_cycles(&self) -> usize {
+        (self.steps + 2) * self.deep_lanes()
+    }
 }
 
 /// The constants of a folding multiplier for one odd modulus N and k limbs per step.

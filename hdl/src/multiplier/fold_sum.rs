@@ -20,13 +20,12 @@
 use crate::many;
 use crate::multiplier::fold_base::{balanced_sum, BASE_BITS};
 use crate::multiplier::mul_add::{LOOP_BITS, T_BITS, Y_BITS};
+use crate::multiplier::redistribute::{redistribute, redistribution};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
 /// Bits of a column sum: < k·(2^36 + 2^17 + 2^17 + 2^23) + 2^19 < 2^41 for k ≤ 16.
 pub const SUM_BITS: usize = 42;
-
-const LIMB_MASK: u64 = (1 << 17) - 1;
 
 /// Column sums and redistribution for k limbs per step over `columns` columns, with P loop
 /// positions per limb of the step.
@@ -84,21 +83,13 @@ impl FoldSum {
 
 impl Logic for FoldSum {
     fn update(&mut self) {
-        let w = self.columns();
         let mut sums: Vec<u64> = self.base.iter().map(|b| b.val().to_u64()).collect();
         for (p, column) in self.landing() {
             sums[column] += self.products[p].val().to_u64();
         }
         sums[self.redc_column()] += self.high.val().to_u64();
-        for j in 0..w {
-            let mut limb = sums[j] & LIMB_MASK;
-            if j >= 1 {
-                limb += (sums[j - 1] >> 17) & LIMB_MASK;
-            }
-            if j >= 2 {
-                limb += sums[j - 2] >> 34;
-            }
-            self.t_next[j].next = Bits::<T_BITS>::from(limb & ((1 << T_BITS) - 1));
+        for (port, limb) in self.t_next.iter_mut().zip(redistribute(&sums)) {
+            port.next = Bits::<T_BITS>::from(limb);
         }
     }
     fn connect(&mut self) {
@@ -121,16 +112,7 @@ impl Logic for FoldSum {
         for (j, t) in terms.iter().enumerate() {
             writeln!(v, "   sum_{j} = {};", balanced_sum(t)).unwrap();
         }
-        for j in 0..w {
-            let mut parts = vec![format!("sum_{j}[16:0]")];
-            if j >= 1 {
-                parts.push(format!("sum_{}[33:17]", j - 1));
-            }
-            if j >= 2 {
-                parts.push(format!("sum_{}[{}:34]", j - 2, SUM_BITS - 1));
-            }
-            writeln!(v, "   t_next${j} = {};", parts.join(" + ")).unwrap();
-        }
+        v.push_str(&redistribution(w, |j| format!("sum_{j}"), false));
         v.push_str("end\n");
         Verilog::Custom(v)
     }

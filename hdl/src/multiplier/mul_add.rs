@@ -2,6 +2,7 @@
 //! an unsigned 17-bit `y` (the 18-bit port), registered or combinational. rust-hdl's own `*` stops at 16 bits,
 //! so each leaf is a small custom Verilog module with a Rust model of the same arithmetic.
 
+use crate::multiplier::fold_sum::SUM_BITS;
 use rust_hdl::prelude::*;
 
 /// Width of the wide factor: redundant limbs of up to 18 bits.
@@ -74,6 +75,70 @@ impl<const XB: usize, const CB: usize, const PB: usize> Logic for RegisteredMulA
     fn timing(&self) -> Vec<TimingInfo> {
         vec![TimingInfo {
             name: "mul_add_reg".into(),
+            clock: "clock".into(),
+            inputs: vec!["x".into(), "y".into(), "c".into()],
+            outputs: vec!["p".into()],
+        }]
+    }
+}
+
+/// `p <= c + m`, `m <= a·b`, `a <= x`, `b <= y` on the rising clock edge: a DSP48E1 with every
+/// stage registered (AREG, BREG, MREG, PREG), so that a path into or out of it holds nothing but
+/// routing and the port's setup or clock-to-out. `c` is not registered: it comes from another
+/// DSP's P (a cascade) or from a register in the fabric. `MB` is the product's exact width,
+/// XB + 17: a register with bits that are constant 0 stops Yosys from packing the adder after it.
+#[derive(LogicBlock, Default)]
+pub struct PipelinedMulAdd<const XB: usize, const MB: usize, const CB: usize, const PB: usize> {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// The wide factor (unsigned), taken into the A register.
+    pub x: Signal<In, Bits<XB>>,
+    /// The narrow factor (17 bits, unsigned), taken into the B register.
+    pub y: Signal<In, Bits<Y_BITS>>,
+    /// The addend, added to the M register's product.
+    pub c: Signal<In, Bits<CB>>,
+    /// c + a·b, three clock edges after x and y, one after c.
+    pub p: Signal<Out, Bits<PB>>,
+    a: Signal<Local, Bits<XB>>,
+    b: Signal<Local, Bits<Y_BITS>>,
+    m: Signal<Local, Bits<MB>>,
+}
+
+/// The deep loop's leaf: a limb of T (`XB` bits: t_0 has 17, t_1 18, the others 19) times a limb
+/// of M̂, plus the column's sum so far (the DSP above it in the cascade, or the column's addend).
+pub type CascadeMulAdd<const XB: usize, const MB: usize> = PipelinedMulAdd<XB, MB, SUM_BITS, SUM_BITS>;
+
+/// The deep loop's a·b leaf: a 24-bit window of B times a 17-bit digit of A (its addend is 0).
+pub type PipelinedWindowMul = PipelinedMulAdd<WINDOW_BITS, AB_BITS, 1, AB_BITS>;
+
+impl<const XB: usize, const MB: usize, const CB: usize, const PB: usize> Logic for PipelinedMulAdd<XB, MB, CB, PB> {
+    fn update(&mut self) {
+        // Local and output signals read back what was written in this pass: every register's next
+        // value is formed before any is written.
+        if self.clock.pos_edge() {
+            let m = model(Bits::<1>::default(), self.a.val(), self.b.val());
+            let p = model(self.c.val(), self.m.val(), Bits::<Y_BITS>::from(1));
+            self.a.next = self.x.val();
+            self.b.next = self.y.val();
+            self.m.next = m;
+            self.p.next = p;
+        }
+    }
+    fn connect(&mut self) {
+        self.p.connect();
+        self.a.connect();
+        self.b.connect();
+        self.m.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "initial begin\n   a = {XB}'h0;\n   b = {Y_BITS}'h0;\n   m = {MB}'h0;\n   p = {PB}'h0;\nend\n\n\
+             always @(posedge clock) begin\n   a <= x;\n   b <= y;\n   m <= a * b;\n   p <= c + m;\nend\n"
+        ))
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "pipelined_mul_add".into(),
             clock: "clock".into(),
             inputs: vec!["x".into(), "y".into(), "c".into()],
             outputs: vec!["p".into()],

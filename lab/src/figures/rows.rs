@@ -365,6 +365,7 @@ fn multiplier_rows(r: &MultiplierReport) -> Vec<Row> {
         let (k, steps) = (Val::of(&m.digits_per_step), Val::of(&m.steps));
         let name = match m.multiplier.as_str() {
             "fold" => format!("folding, k = {} ({} steps)", int(k), int(steps)),
+            "deep" => format!("deep loop, k = {} ({} steps, {} lanes)", int(k), int(steps), m.in_flight),
             _ => format!("classic, one digit per step ({} steps)", int(steps)),
         };
         let mut parts = vec![
@@ -378,6 +379,9 @@ fn multiplier_rows(r: &MultiplierReport) -> Vec<Row> {
         ];
         if let Some(delay) = val(&m.logic_delay_ns) {
             parts.push(format!("{} ns of logic", dec(delay, 2)));
+        }
+        if let (Some(register), Some(logic)) = (m.max_fanout, m.max_logic_fanout) {
+            parts.push(format!("nets of at most {register} loads from a register, {logic} from logic"));
         }
         rows.push(row(&name, parts.join("; ")));
     }

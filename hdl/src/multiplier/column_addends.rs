@@ -1,0 +1,269 @@
+//! The deep-loop multiplier's column addends ([`super::deep_mul`]): each column's t_(j+k) plus
+//! the pieces of the a·b products landing in it. Every product of a digit and a window of B is
+//! cut into its three grid-aligned pieces (`ecrt_golden::hw::wide::split`: the low piece lands in
+//! column l + c_w, the middle one a column up, the top one two up), each column's pieces are added
+//! by a balanced tree of two-input adders, one register a level, and the last level adds t_(j+k):
+//! no path holds more than one adder of a column's width. The products do not depend on T, so
+//! their trees run ahead of the loop; their depth is padded with registers to what the
+//! multiplier's timing asks for. Written from the shape, like [`super::fold_base`]: which piece
+//! lands where is fixed by it.
+
+use crate::many;
+use crate::multiplier::fold_base::BASE_BITS;
+use crate::multiplier::fold_sum::SUM_BITS;
+use crate::multiplier::mul_add::{AB_BITS, T_BITS};
+use ecrt_golden::hw::wide;
+use rust_hdl::prelude::*;
+use std::fmt::Write;
+
+/// One of the three pieces of a product.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Piece {
+    Low,
+    Mid,
+    Top,
+}
+
+/// An input of a register of the trees.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Term {
+    /// A piece of product p, whose window lands with `shift`.
+    Piece { product: usize, piece: Piece, shift: u32 },
+    /// Register r of the trees.
+    Reg(usize),
+}
+
+/// The trees: each register's one or two inputs, and each column's last register of pieces
+/// (none where no piece lands).
+struct Plan {
+    regs: Vec<(Term, Option<Term>)>,
+    columns: Vec<Option<usize>>,
+}
+
+impl Plan {
+    fn new(rows: usize, windows: usize, columns: usize, levels: usize) -> Plan {
+        let mut terms: Vec<Vec<Term>> = vec![Vec::new(); columns];
+        for l in 0..rows {
+            for w in 0..windows {
+                let (column, shift) = wide::landing(w);
+                let product = l * windows + w;
+                for (up, piece) in [Piece::Low, Piece::Mid, Piece::Top].into_iter().enumerate() {
+                    if let Some(t) = terms.get_mut(l + column + up) {
+                        t.push(Term::Piece { product, piece, shift });
+                    }
+                }
+            }
+        }
+        let mut regs = Vec::new();
+        for _ in 0..levels {
+            for column in &mut terms {
+                *column = column
+                    .chunks(2)
+                    .map(|pair| {
+                        regs.push((pair[0], pair.get(1).copied()));
+                        Term::Reg(regs.len() - 1)
+                    })
+                    .collect();
+            }
+        }
+        let columns = terms
+            .iter()
+            .map(|t| match t.as_slice() {
+                [] => None,
+                [Term::Reg(r)] => Some(*r),
+                _ => panic!("{levels} levels cannot add a column of {} terms", t.len()),
+            })
+            .collect();
+        Plan { regs, columns }
+    }
+}
+
+/// Levels of two-input adders a column of `rows` rows of pieces and its limb of T need:
+/// ⌈log2(3k)⌉ for the pieces, one for T.
+pub fn tree_levels(rows: usize) -> usize {
+    (3 * rows).next_power_of_two().trailing_zeros() as usize + 1
+}
+
+/// k rows of W a·b products and T's limbs in, every column's addend out.
+#[derive(LogicBlock)]
+pub struct ColumnAddends {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// Product (l, w) at index l·W + w: row l's digit times window w, `levels` cycles before
+    /// its addends.
+    pub products: Vec<Signal<In, Bits<AB_BITS>>>,
+    /// The limb of T each column adds as it is (t_(j+k)), a cycle before its addends.
+    pub base: Vec<Signal<In, Bits<T_BITS>>>,
+    /// Each column's addend (< 2^28).
+    pub addends: Vec<Signal<Out, Bits<SUM_BITS>>>,
+    regs: Vec<Signal<Local, Bits<BASE_BITS>>>,
+    last: Vec<Signal<Local, Bits<BASE_BITS>>>,
+    /// k and the levels (constants of the shape, kept where the Verilog writer can read them).
+    rows: Constant<Bits<8>>,
+    levels: Constant<Bits<8>>,
+}
+
+impl ColumnAddends {
+    /// The addends for `rows` (k) rows of `windows` products over `columns` columns, the products
+    /// `levels` cycles ahead (at least [`tree_levels`]).
+    pub fn new(rows: usize, windows: usize, columns: usize, levels: usize) -> Self {
+        assert!(levels >= tree_levels(rows), "{levels} levels cannot add {} pieces and T", 3 * rows);
+        let plan = Plan::new(rows, windows, columns, levels - 1);
+        ColumnAddends {
+            clock: Default::default(),
+            products: many(rows * windows),
+            base: many(columns),
+            addends: many(columns),
+            regs: many(plan.regs.len()),
+            last: many(columns),
+            rows: Constant::new((rows as u64).into()),
+            levels: Constant::new((levels as u64).into()),
+        }
+    }
+
+    fn plan(&self) -> Plan {
+        let rows = self.rows.val().to_u64() as usize;
+        let levels = self.levels.val().to_u64() as usize;
+        Plan::new(rows, self.products.len() / rows, self.addends.len(), levels - 1)
+    }
+
+    fn value(&self, term: Term) -> u64 {
+        match term {
+            Term::Reg(r) => self.regs[r].val().to_u64(),
+            Term::Piece { product, piece, shift } => {
+                let (low, mid, top) = wide::split(self.products[product].val().to_u64(), shift);
+                match piece {
+                    Piece::Low => low,
+                    Piece::Mid => mid,
+                    Piece::Top => top,
+                }
+            }
+        }
+    }
+}
+
+fn verilog_term(term: Term) -> String {
+    match term {
+        Term::Reg(r) => format!("regs${r}"),
+        Term::Piece { product, piece, shift } => {
+            let low_bits = wide::LIMB_BITS - shift;
+            match piece {
+                Piece::Low if shift == 0 => format!("products${product}[16:0]"),
+                Piece::Low => format!("{{products${product}[{}:0], {shift}'d0}}", low_bits - 1),
+                Piece::Mid => format!("products${product}[{}:{low_bits}]", low_bits + 16),
+                Piece::Top => format!("products${product}[{}:{}]", AB_BITS - 1, low_bits + 17),
+            }
+        }
+    }
+}
+
+impl Logic for ColumnAddends {
+    fn update(&mut self) {
+        let plan = self.plan();
+        let mask = (1 << BASE_BITS) - 1;
+        // Local signals read back what was written in this pass: every register's next value is
+        // formed before any is written.
+        if self.clock.pos_edge() {
+            let regs: Vec<u64> =
+                plan.regs.iter().map(|&(a, b)| self.value(a) + b.map_or(0, |b| self.value(b))).collect();
+            let last: Vec<u64> = (plan.columns.iter().enumerate())
+                .map(|(j, pieces)| self.base[j].val().to_u64() + pieces.map_or(0, |r| self.regs[r].val().to_u64()))
+                .collect();
+            for (reg, sum) in self.regs.iter_mut().chain(&mut self.last).zip(regs.into_iter().chain(last)) {
+                reg.next = Bits::<BASE_BITS>::from(sum & mask);
+            }
+        }
+        for j in 0..self.addends.len() {
+            self.addends[j].next = Bits::<SUM_BITS>::from(self.last[j].val().to_u64());
+        }
+    }
+    fn connect(&mut self) {
+        for a in &mut self.addends {
+            a.connect();
+        }
+        for r in self.regs.iter_mut().chain(&mut self.last) {
+            r.connect();
+        }
+    }
+    fn hdl(&self) -> Verilog {
+        let plan = self.plan();
+        let mut v = String::from("initial begin\n");
+        for r in 0..plan.regs.len() {
+            writeln!(v, "   regs${r} = {BASE_BITS}'h0;").unwrap();
+        }
+        for j in 0..self.last.len() {
+            writeln!(v, "   last${j} = {BASE_BITS}'h0;").unwrap();
+        }
+        v.push_str("end\n\nalways @(posedge clock) begin\n");
+        for (r, &(a, b)) in plan.regs.iter().enumerate() {
+            match b {
+                Some(b) => writeln!(v, "   regs${r} <= {} + {};", verilog_term(a), verilog_term(b)).unwrap(),
+                None => writeln!(v, "   regs${r} <= {};", verilog_term(a)).unwrap(),
+            }
+        }
+        for (j, pieces) in plan.columns.iter().enumerate() {
+            match pieces {
+                Some(r) => writeln!(v, "   last${j} <= base${j} + regs${r};").unwrap(),
+                None => writeln!(v, "   last${j} <= base${j};").unwrap(),
+            }
+        }
+        v.push_str("end\n\nalways @(*) begin\n");
+        for j in 0..self.addends.len() {
+            writeln!(v, "   addends${j} = last${j};").unwrap();
+        }
+        v.push_str("end\n");
+        Verilog::Custom(v)
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "column_addends".into(),
+            clock: "clock".into(),
+            inputs: (0..self.products.len())
+                .map(|p| format!("products${p}"))
+                .chain((0..self.base.len()).map(|j| format!("base${j}")))
+                .collect(),
+            outputs: (0..self.addends.len()).map(|j| format!("addends${j}")).collect(),
+        }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::simulate;
+
+    #[test]
+    fn column_addends_is_synthesizable() {
+        let mut uut = ColumnAddends::new(2, 4, 10, tree_levels(2) + 1);
+        uut.connect_all();
+        yosys_validate("ecrt_column_addends", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
+    fn a_column_adds_its_limb_of_t_and_every_piece_landing_in_it() {
+        let (rows, windows, columns) = (3, 5, 12);
+        let levels = tree_levels(rows) + 1;
+        let digits = [0x1_2345u64, 0x1_ffff, 0x0_0001];
+        let window_values = [0xff_ffffu64, 0x12_3456, 0x80_0001, 0x00_0007, 0x7f_0f0f];
+        let base: Vec<u64> = (0..columns as u64).map(|j| (1 << 18) + 1000 * j).collect();
+        let mut expected = base.clone();
+        for (l, &d) in digits.iter().enumerate() {
+            wide::add_row(&mut expected, l, d, &window_values);
+        }
+        let t = base.clone();
+        let outputs = simulate(ColumnAddends::new(rows, windows, columns, levels), levels + 2, move |uut, cycle| {
+            for (l, &digit) in digits.iter().enumerate() {
+                for (w, &window) in window_values.iter().enumerate() {
+                    let product = if cycle == 0 { digit * window } else { 0 };
+                    uut.products[l * windows + w].next = product.into();
+                }
+            }
+            for (j, &limb) in t.iter().enumerate() {
+                uut.base[j].next = if cycle + 1 == levels { limb.into() } else { 0.into() };
+            }
+            uut.addends.iter().map(|s| s.val().to_u64()).collect::<Vec<_>>()
+        });
+        assert_eq!(outputs[levels], expected, "the addends {levels} edges after the products");
+        assert!(outputs[levels - 1].iter().all(|&s| s == 0), "not a cycle earlier");
+    }
+}

@@ -1,0 +1,459 @@
+//! The deep-loop folding multiplier: the folding multiplier's step (T ← T_high + T_low·M̂ + A_i·B,
+//! `ecrt_golden::hw::FoldContext::step`, limb for limb) on a loop of k + 3 cycles in which every
+//! stage is a register and at most one adder, so that no register-to-register path holds more
+//! than a DSP48E1 port or a two-input adder of a column's width. It interleaves k + 3 independent
+//! multiplications, its **lanes**, one per cycle of the loop, so that every loop DSP works every
+//! cycle. Folding mode only: the classic passes still run on [`super::fold_mul`].
+//!
+//! A lane's step, from its **turn** τ (the cycle in which the register `t` holds its T):
+//! - τ: T's k low limbs enter the loop DSPs' A registers (row l's after l more registers, so
+//!   that the rows meet the cascade in turn), zero on the lane's first step; each column's
+//!   t_(j+k) is registered (`base_t`), zero likewise;
+//! - τ + 1: the DSPs multiply into their M registers; the column's addend is t_(j+k) plus the sum
+//!   of the a·b pieces landing in it ([`ColumnAddends`], registered);
+//! - τ + 2 … τ + k + 1: column j's sum runs down a cascade of k DSPs, (0, j), (1, j − 1), …, each
+//!   adding its product to the one above in its P register (positions outside M̂'s limbs are
+//!   plain registers);
+//! - τ + k + 2: the sums are redistributed over three limbs ([`Redistribute`]) into `t`, which
+//!   holds the lane's new T at τ + k + 3, its next turn.
+//!
+//! The a·b products do not depend on T, so they run ahead: a lane's operands and state circulate
+//! in a ring of k + 3 registers (`ring_*`, one lane each, no multiplexer but the load), which
+//! resolves A's next k exact digits on the way, one digit a cycle, and hands digits and B's
+//! windows to the a·b DSPs two turns before the step that adds their products. So a lane loads
+//! its operands ([`DeepMul::start`], at its **load phase**, the cycle after its turn), spends two
+//! lead turns, then a turn per step: (m + 2)·(k + 3) cycles from start to result
+//! ([`ecrt_golden::hw::FoldShape::deep_cycles`]), and it may start again in the cycle its result
+//! shows.
+
+use crate::fanout::replicas::{ReplicaSets, Replicas};
+use crate::fanout::{copies, LIMBS_PER_COPY};
+use crate::many;
+use crate::multiplier::b_windows::BWindows;
+use crate::multiplier::column_addends::ColumnAddends;
+use crate::multiplier::fold_normalize::FoldNormalize;
+use crate::multiplier::mul_add::{CascadeMulAdd, PipelinedWindowMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
+use crate::multiplier::redistribute::Redistribute;
+use ecrt_golden::hw::{wide, FoldShape};
+use rust_hdl::prelude::*;
+
+/// DSP ports one copy of a limb or digit drives (one load a bit each).
+pub const DSPS_PER_COPY: usize = 32;
+
+/// Bits of a lane's index.
+pub const LANE_BITS: usize = 5;
+
+/// Bits of a lane's turn count (m + 2 ≤ 246 for 4096-bit moduli at k = 1).
+const COUNT_BITS: usize = 8;
+
+/// The deep-loop multiplier of a [`FoldShape`].
+#[derive(LogicBlock)]
+pub struct DeepMul {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// The lane at its load phase now (0 … k + 2, one more every cycle): `start`, `done`, `busy`
+    /// and `result` are this lane's.
+    pub lane: Signal<Out, Bits<LANE_BITS>>,
+    /// Start a multiplication in `lane` with the operands below (ignored while it is busy).
+    pub start: Signal<In, bool>,
+    /// The multiplier A, normalized limbs (value < X).
+    pub a_in: Vec<Signal<In, Bits<X_BITS>>>,
+    /// The multiplicand B, normalized limbs (value < X).
+    pub b_in: Vec<Signal<In, Bits<X_BITS>>>,
+    /// M̂ = 2^(−17k) mod N of the lane's modulus, exact limbs.
+    pub m_hat_in: Vec<Signal<In, Bits<Y_BITS>>>,
+    /// `lane` finished: `result` is its product, in this cycle only.
+    pub done: Signal<Out, bool>,
+    /// `lane` is multiplying (and not done).
+    pub busy: Signal<Out, bool>,
+    /// A·B·R^(−1) mod N, below X, normalized limbs (< 2^17 + 3).
+    pub result: Vec<Signal<Out, Bits<X_BITS>>>,
+    /// T's limbs, of the lane whose turn it is (the lane after `lane`'s; for tests).
+    pub t: Vec<Signal<Out, Bits<T_BITS>>>,
+    lane_r: DFF<Bits<LANE_BITS>>,
+    last_lane: Constant<Bits<LANE_BITS>>,
+    // A lane's turns from its start to its result: m + 2.
+    last_count: Constant<Bits<COUNT_BITS>>,
+    first_count: Constant<Bits<COUNT_BITS>>,
+    // The ring: position 0 holds the lane whose turn it is, position k + 2 the lane at its load
+    // phase; every cycle each lane moves down one position (position 0 to k + 2). Per position:
+    // A's limbs not yet consumed (index p·L + j), B's windows, M̂'s limbs, the k digits of the
+    // next step, the carry into its first digit, turns since the load, and whether it is busy.
+    ring_a: Vec<DFF<Bits<X_BITS>>>,
+    ring_b: Vec<DFF<Bits<WINDOW_BITS>>>,
+    ring_m_hat: Vec<DFF<Bits<Y_BITS>>>,
+    ring_digits: Vec<DFF<Bits<Y_BITS>>>,
+    ring_carry: Vec<DFF<bool>>,
+    ring_count: Vec<DFF<Bits<COUNT_BITS>>>,
+    ring_busy: Vec<DFF<bool>>,
+    finished: Signal<Local, bool>,
+    // Digit l of the next step, resolved from position k + 1 − l to k − l.
+    digit_sum: Vec<Signal<Local, Bits<Y_BITS>>>,
+    all_ones: Constant<Bits<Y_BITS>>,
+    // The a·b DSPs' digits, copies of position 1's, per DSPS_PER_COPY windows.
+    digit_copies: ReplicaSets<Bits<Y_BITS>>,
+    // B's windows, formed as B loads.
+    b_windows: BWindows,
+    // Position 1's lane is busy: an idle lane's windows are 0 (the DSPs' own reset, a copy per row
+    // and DSPS_PER_COPY windows). The copies also keep each DSP's A register its own: registers
+    // with the same input (a ring position's, another row's) are merged by synthesis, and a DSP
+    // then loses its A register.
+    sampled_busy: Replicas<bool>,
+    // a·b product (l, w) at index l·W + w; each column's addend, t_(j+k) plus their pieces.
+    ab: Vec<PipelinedWindowMul>,
+    addends: ColumnAddends,
+    // The lane whose turn it is starts its first step: its T is taken as 0 (copies per row and
+    // group of DSPS_PER_COPY loop DSPs, then per two columns).
+    first_rows: Replicas<bool>,
+    first_columns: Replicas<bool>,
+    // Row l's limb of T, per group of its DSPs (index l·G + g), and the registers that delay it
+    // l cycles (index (l·k + d)·G + g, d < l).
+    row_x: Vec<Signal<Local, Bits<T_BITS>>>,
+    row_delay: Vec<DFF<Bits<T_BITS>>>,
+    base_t: Vec<DFF<Bits<T_BITS>>>,
+    // Row l's stage of column j (its DSP at position j − l, a plain register where M̂ has no
+    // limb j − l): row 0 at j, row 1 at j, row l ≥ 2 at (l − 2)·C + j (t_0 has 17 bits, t_1 18).
+    row0: Vec<CascadeMulAdd<17, 34>>,
+    row1: Vec<CascadeMulAdd<18, 35>>,
+    rows: Vec<CascadeMulAdd<T_BITS, 36>>,
+    redistribute: Redistribute,
+    t_r: Vec<DFF<Bits<T_BITS>>>,
+    normalize: FoldNormalize,
+    result_r: Vec<DFF<Bits<X_BITS>>>,
+}
+
+impl DeepMul {
+    /// The multiplier for `shape`.
+    pub fn new(shape: &FoldShape) -> Self {
+        let FoldShape { limbs_per_step: k, steps, operand_limbs, modulus_limbs, columns } = *shape;
+        let lanes = shape.deep_lanes();
+        let windows = wide::window_count(operand_limbs);
+        let groups = modulus_limbs.div_ceil(DSPS_PER_COPY);
+        assert!(lanes <= 1 << LANE_BITS && steps + 2 < 1 << COUNT_BITS, "shape too large");
+        DeepMul {
+            clock: Default::default(),
+            lane: Default::default(),
+            start: Default::default(),
+            a_in: many(operand_limbs),
+            b_in: many(operand_limbs),
+            m_hat_in: many(modulus_limbs),
+            done: Default::default(),
+            busy: Default::default(),
+            result: many(operand_limbs),
+            t: many(columns),
+            lane_r: Default::default(),
+            last_lane: Constant::new(((lanes - 1) as u64).into()),
+            last_count: Constant::new(((steps + 2) as u64).into()),
+            first_count: Constant::new(1u64.into()),
+            ring_a: many(lanes * operand_limbs),
+            ring_b: many(lanes * windows),
+            ring_m_hat: many(lanes * modulus_limbs),
+            ring_digits: many(lanes * k),
+            ring_carry: many(lanes),
+            ring_count: many(lanes),
+            ring_busy: many(lanes),
+            finished: Default::default(),
+            digit_sum: many(k),
+            all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
+            digit_copies: ReplicaSets::new(k, windows.div_ceil(DSPS_PER_COPY)),
+            b_windows: BWindows::new(operand_limbs),
+            sampled_busy: Replicas::new(k * windows.div_ceil(DSPS_PER_COPY)),
+            ab: many(k * windows),
+            addends: ColumnAddends::new(k, windows, columns, lanes),
+            first_rows: Replicas::new(k * groups),
+            first_columns: Replicas::new(copies(columns)),
+            row_x: many(k * groups),
+            row_delay: many(k * k * groups),
+            base_t: many(columns),
+            row0: many(columns),
+            row1: many(if k >= 2 { columns } else { 0 }),
+            rows: many(k.saturating_sub(2) * columns),
+            redistribute: Redistribute::new(columns),
+            t_r: many(columns),
+            normalize: FoldNormalize::new(operand_limbs),
+            result_r: many(operand_limbs),
+        }
+    }
+}
+
+impl Logic for DeepMul {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, lane_r);
+        clock!(self, clock, digit_copies, sampled_busy, addends, first_rows, first_columns);
+        for p in 0..self.ring_a.len() {
+            self.ring_a[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.ring_b.len() {
+            self.ring_b[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.ring_m_hat.len() {
+            self.ring_m_hat[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.ring_digits.len() {
+            self.ring_digits[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.ring_busy.len() {
+            self.ring_carry[p].clock.next = self.clock.val();
+            self.ring_count[p].clock.next = self.clock.val();
+            self.ring_busy[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.ab.len() {
+            self.ab[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.row_delay.len() {
+            self.row_delay[p].clock.next = self.clock.val();
+        }
+        for j in 0..self.row0.len() {
+            self.row0[j].clock.next = self.clock.val();
+        }
+        for j in 0..self.row1.len() {
+            self.row1[j].clock.next = self.clock.val();
+        }
+        for j in 0..self.rows.len() {
+            self.rows[j].clock.next = self.clock.val();
+        }
+        for j in 0..self.t_r.len() {
+            self.t_r[j].clock.next = self.clock.val();
+            self.base_t[j].clock.next = self.clock.val();
+        }
+        for j in 0..self.result_r.len() {
+            self.result_r[j].clock.next = self.clock.val();
+        }
+
+        for j in 0..self.b_in.len() {
+            self.b_windows.limbs[j].next = self.b_in[j].val();
+        }
+
+        // The lane at its load phase (ring position k + 2).
+        self.lane_r.d.next = self.lane_r.q.val() + 1;
+        if self.lane_r.q.val() == self.last_lane.val() {
+            self.lane_r.d.next = 0.into();
+        }
+        self.lane.next = self.lane_r.q.val();
+
+        // The ring's sizes as loop variables: rust-hdl indexes with loop variables only.
+        for dn in (self.ring_busy.len())..(self.ring_busy.len() + 1) {
+            for ln in (self.a_in.len())..(self.a_in.len() + 1) {
+                for mn in (self.m_hat_in.len())..(self.m_hat_in.len() + 1) {
+                    for kn in (self.digit_sum.len())..(self.digit_sum.len() + 1) {
+                        for wn in (self.b_windows.windows.len())..(self.b_windows.windows.len() + 1) {
+                            // Every lane moves down a position; from 0 (its turn) to the top, where
+                            // it counts the turn.
+                            for p in 1..self.ring_busy.len() {
+                                for j in 0..self.a_in.len() {
+                                    self.ring_a[(p - 1) * ln + j].d.next = self.ring_a[p * ln + j].q.val();
+                                }
+                                for w in 0..self.b_windows.windows.len() {
+                                    self.ring_b[(p - 1) * wn + w].d.next = self.ring_b[p * wn + w].q.val();
+                                }
+                                for i in 0..self.m_hat_in.len() {
+                                    self.ring_m_hat[(p - 1) * mn + i].d.next = self.ring_m_hat[p * mn + i].q.val();
+                                }
+                                for l in 0..self.digit_sum.len() {
+                                    self.ring_digits[(p - 1) * kn + l].d.next = self.ring_digits[p * kn + l].q.val();
+                                }
+                                self.ring_carry[p - 1].d.next = self.ring_carry[p].q.val();
+                                self.ring_count[p - 1].d.next = self.ring_count[p].q.val();
+                                self.ring_busy[p - 1].d.next = self.ring_busy[p].q.val();
+                            }
+                            for j in 0..self.a_in.len() {
+                                self.ring_a[(dn - 1) * ln + j].d.next = self.ring_a[j].q.val();
+                            }
+                            for w in 0..self.b_windows.windows.len() {
+                                self.ring_b[(dn - 1) * wn + w].d.next = self.ring_b[w].q.val();
+                            }
+                            for i in 0..self.m_hat_in.len() {
+                                self.ring_m_hat[(dn - 1) * mn + i].d.next = self.ring_m_hat[i].q.val();
+                            }
+                            for l in 0..self.digit_sum.len() {
+                                self.ring_digits[(dn - 1) * kn + l].d.next = self.ring_digits[l].q.val();
+                            }
+                            self.ring_carry[dn - 1].d.next = self.ring_carry[0].q.val();
+                            self.ring_count[dn - 1].d.next = self.ring_count[0].q.val();
+                            if self.ring_busy[0].q.val() {
+                                self.ring_count[dn - 1].d.next = self.ring_count[0].q.val() + 1;
+                            }
+                            self.ring_busy[dn - 1].d.next = self.ring_busy[0].q.val();
+
+                            // The load phase: the lane's result shows; it is done, or loads.
+                            self.finished.next = self.ring_busy[dn - 1].q.val()
+                                & (self.ring_count[dn - 1].q.val() == self.last_count.val());
+                            self.done.next = self.finished.val();
+                            self.busy.next = self.ring_busy[dn - 1].q.val() & !self.finished.val();
+                            if self.finished.val() {
+                                self.ring_busy[dn - 2].d.next = false;
+                            }
+                            if self.start.val() & (!self.ring_busy[dn - 1].q.val() | self.finished.val()) {
+                                for j in 0..self.a_in.len() {
+                                    self.ring_a[(dn - 2) * ln + j].d.next = self.a_in[j].val();
+                                }
+                                for w in 0..self.b_windows.windows.len() {
+                                    self.ring_b[(dn - 2) * wn + w].d.next = self.b_windows.windows[w].val();
+                                }
+                                for i in 0..self.m_hat_in.len() {
+                                    self.ring_m_hat[(dn - 2) * mn + i].d.next = self.m_hat_in[i].val();
+                                }
+                                self.ring_carry[dn - 2].d.next = false;
+                                self.ring_count[dn - 2].d.next = 0.into();
+                                self.ring_busy[dn - 2].d.next = true;
+                            }
+
+                            // The next k digits, one a position (digit l from position k + 1 − l),
+                            // then A moves down k limbs.
+                            for l in 0..self.digit_sum.len() {
+                                self.digit_sum[l].next =
+                                    self.ring_a[(dn - 2 - l) * ln + l].q.val().get_bits::<Y_BITS>(0)
+                                        + self.ring_carry[dn - 2 - l].q.val();
+                                self.ring_digits[(dn - 3 - l) * kn + l].d.next = self.digit_sum[l].val();
+                                self.ring_carry[dn - 3 - l].d.next =
+                                    self.ring_a[(dn - 2 - l) * ln + l].q.val().get_bit(17)
+                                        | ((self.ring_a[(dn - 2 - l) * ln + l].q.val().get_bits::<Y_BITS>(0)
+                                            == self.all_ones.val())
+                                            & self.ring_carry[dn - 2 - l].q.val());
+                            }
+                            for j in 0..self.a_in.len() {
+                                self.ring_a[ln + j].d.next = 0.into();
+                            }
+                            for j in 0..(self.a_in.len() - self.digit_sum.len()) {
+                                self.ring_a[ln + j].d.next = self.ring_a[2 * ln + j + kn].q.val();
+                            }
+
+                            // The a·b products of position 1's next step, registered at every stage.
+                            for l in 0..self.digit_sum.len() {
+                                self.digit_copies.d[l].next = self.ring_digits[2 * kn + l].q.val();
+                            }
+                            for l in (self.digit_sum.len() - 1)..self.digit_sum.len() {
+                                self.digit_copies.d[l].next = self.digit_sum[l].val();
+                            }
+                            self.sampled_busy.d.next = self.ring_busy[2].q.val();
+                            for dc in (self.digit_copies.q.len() / self.digit_copies.d.len())
+                                ..(self.digit_copies.q.len() / self.digit_copies.d.len() + 1)
+                            {
+                                for g in (DSPS_PER_COPY)..(DSPS_PER_COPY + 1) {
+                                    for wc in (self.sampled_busy.q.len() / self.digit_sum.len())
+                                        ..(self.sampled_busy.q.len() / self.digit_sum.len() + 1)
+                                    {
+                                        for l in 0..self.digit_sum.len() {
+                                            for w in 0..self.b_windows.windows.len() {
+                                                self.ab[l * wn + w].x.next = 0.into();
+                                                if self.sampled_busy.q[l * wc + w / g].val() {
+                                                    self.ab[l * wn + w].x.next = self.ring_b[wn + w].q.val();
+                                                }
+                                                self.ab[l * wn + w].y.next = self.digit_copies.q[l * dc + w / g].val();
+                                                self.ab[l * wn + w].c.next = 0.into();
+                                                self.addends.products[l * wn + w].next = self.ab[l * wn + w].p.val();
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+
+                            // The loop. A first step takes T as 0.
+                            self.first_rows.d.next =
+                                self.ring_busy[1].q.val() & (self.ring_count[1].q.val() == self.first_count.val());
+                            self.first_columns.d.next =
+                                self.ring_busy[1].q.val() & (self.ring_count[1].q.val() == self.first_count.val());
+                            for cn in (self.t_r.len())..(self.t_r.len() + 1) {
+                                for gn in (self.row_x.len() / self.digit_sum.len())
+                                    ..(self.row_x.len() / self.digit_sum.len() + 1)
+                                {
+                                    for g in (DSPS_PER_COPY)..(DSPS_PER_COPY + 1) {
+                                        for l in 0..self.digit_sum.len() {
+                                            for h in 0..(self.row_x.len() / self.digit_sum.len()) {
+                                                self.row_x[l * gn + h].next = self.t_r[l].q.val();
+                                                if self.first_rows.q[l * gn + h].val() {
+                                                    self.row_x[l * gn + h].next = 0.into();
+                                                }
+                                                self.row_delay[(l * kn) * gn + h].d.next = self.row_x[l * gn + h].val();
+                                                for d in 1..self.digit_sum.len() {
+                                                    self.row_delay[(l * kn + d) * gn + h].d.next =
+                                                        self.row_delay[(l * kn + d - 1) * gn + h].q.val();
+                                                }
+                                            }
+                                        }
+                                        for j in 0..self.t_r.len() {
+                                            self.row0[j].x.next = 0.into();
+                                            self.row0[j].y.next = 0.into();
+                                        }
+                                        for j in 0..self.row1.len() {
+                                            self.row1[j].x.next = 0.into();
+                                            self.row1[j].y.next = 0.into();
+                                        }
+                                        for j in 0..self.rows.len() {
+                                            self.rows[j].x.next = 0.into();
+                                            self.rows[j].y.next = 0.into();
+                                        }
+                                        for i in 0..self.m_hat_in.len() {
+                                            self.row0[i].x.next = self.row_x[i / g].val().get_bits::<17>(0);
+                                            self.row0[i].y.next = self.ring_m_hat[i].q.val();
+                                        }
+                                        for i in 0..(self.row1.len().min(self.m_hat_in.len())) {
+                                            self.row1[1 + i].x.next =
+                                                self.row_delay[kn * gn + i / g].q.val().get_bits::<18>(0);
+                                            self.row1[1 + i].y.next = self.ring_m_hat[(dn - 1) * mn + i].q.val();
+                                        }
+                                        for l in 2..self.digit_sum.len() {
+                                            for i in 0..self.m_hat_in.len() {
+                                                self.rows[(l - 2) * cn + l + i].x.next =
+                                                    self.row_delay[(l * kn + l - 1) * gn + i / g].q.val();
+                                                self.rows[(l - 2) * cn + l + i].y.next =
+                                                    self.ring_m_hat[(dn - l) * mn + i].q.val();
+                                            }
+                                        }
+                                    }
+                                }
+                                for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+                                    for j in 0..self.t_r.len() {
+                                        self.base_t[j].d.next = 0.into();
+                                    }
+                                    for j in 0..(self.t_r.len() - self.digit_sum.len()) {
+                                        if !self.first_columns.q[j / g].val() {
+                                            self.base_t[j].d.next = self.t_r[j + kn].q.val();
+                                        }
+                                    }
+                                }
+                                // Column j's cascade: row 0 adds the addend, each row below adds
+                                // the row above; the last row's sums are redistributed.
+                                for j in 0..self.t_r.len() {
+                                    self.addends.base[j].next = self.base_t[j].q.val();
+                                    self.row0[j].c.next = self.addends.addends[j].val();
+                                    self.redistribute.sums[j].next = self.row0[j].p.val();
+                                }
+                                for j in 0..self.row1.len() {
+                                    self.row1[j].c.next = self.row0[j].p.val();
+                                    self.redistribute.sums[j].next = self.row1[j].p.val();
+                                }
+                                for j in 0..(self.rows.len().min(self.t_r.len())) {
+                                    self.rows[j].c.next = self.row1[j].p.val();
+                                }
+                                for j in (self.t_r.len())..self.rows.len() {
+                                    self.rows[j].c.next = self.rows[j - cn].p.val();
+                                }
+                                for rn in (self.rows.len())..(self.rows.len() + 1) {
+                                    for j in 0..(self.rows.len().min(self.t_r.len())) {
+                                        self.redistribute.sums[j].next = self.rows[rn - cn + j].p.val();
+                                    }
+                                }
+                                for j in 0..self.t_r.len() {
+                                    self.t_r[j].d.next = self.redistribute.t_next[j].val();
+                                    self.t[j].next = self.t_r[j].q.val();
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // The result, normalized and registered for the load phase.
+        for j in 0..self.result_r.len() {
+            self.normalize.t[j].next = self.t_r[j].q.val();
+            self.result_r[j].d.next = self.normalize.result[j].val();
+            self.result[j].next = self.result_r[j].q.val();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
