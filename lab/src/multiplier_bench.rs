@@ -50,6 +50,16 @@ pub enum Loop {
     Deep,
 }
 
+impl Loop {
+    /// Independent multiplications it interleaves: two slots, or k + 3 lanes.
+    fn in_flight(self, shape: &FoldShape) -> usize {
+        match self {
+            Loop::Fold => 2,
+            Loop::Deep => shape.deep_lanes(),
+        }
+    }
+}
+
 impl std::fmt::Display for Loop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -125,10 +135,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for &k in &args.digits_per_step {
         let shape = FoldShape::new(modulus_bits, k)?;
         for &kind in &args.loops {
-            let in_flight = match kind {
-                Loop::Fold => 2,
-                Loop::Deep => shape.deep_lanes(),
-            };
+            let in_flight = kind.in_flight(&shape);
             let contexts: Vec<FoldContext> = (0..in_flight)
                 .map(|_| FoldContext::with_width(&random_odd(modulus_bits as u64, &mut rng), modulus_bits, k))
                 .collect::<Result<_, _>>()?;
@@ -166,7 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let (resources, fanout) = estimate_with_fanout(&emit(&shape), "top", &quiet)?;
             let timing_shape = FoldShape::new(TIMING_MODULUS_BITS, k)?;
             let timing = (!args.no_timing).then(|| logic_delay(&emit(&timing_shape), "top", &quiet)).transpose()?;
-            rows.push(row(kind, in_flight, cycles, &shape, &resources, &fanout, timing.as_ref(), bound));
+            rows.push(row(kind, cycles, &shape, &resources, &fanout, timing.as_ref(), bound));
             bar.inc(1);
         }
     }
@@ -235,7 +242,6 @@ fn checked_cycles(
 /// One folding multiplier's row.
 fn row(
     kind: Loop,
-    in_flight: usize,
     cycles: u64,
     shape: &FoldShape,
     resources: &ecrt_sim::ResourceEstimate,
@@ -243,6 +249,7 @@ fn row(
     timing: Option<&ecrt_sim::TimingEstimate>,
     bound: f64,
 ) -> MultiplierRow {
+    let in_flight = kind.in_flight(shape);
     let dsp_cycles = resources.dsp48e1 as f64 * cycles as f64 / in_flight as f64;
     MultiplierRow {
         multiplier: kind.to_string(),
