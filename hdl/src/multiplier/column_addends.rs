@@ -10,8 +10,7 @@
 
 use crate::many;
 use crate::multiplier::fold_base::BASE_BITS;
-use crate::multiplier::fold_sum::SUM_BITS;
-use crate::multiplier::mul_add::{AB_BITS, T_BITS};
+use crate::multiplier::mul_add::{AB_BITS, SUM_BITS, T_BITS};
 use ecrt_golden::hw::wide;
 use rust_hdl::prelude::*;
 use std::fmt::Write;

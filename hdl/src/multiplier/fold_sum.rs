@@ -24,8 +24,7 @@ use crate::multiplier::redistribute::{redistribute, redistribution};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
-/// Bits of a column sum: < k·(2^36 + 2^17 + 2^17 + 2^23) + 2^19 < 2^41 for k ≤ 16.
-pub const SUM_BITS: usize = 42;
+use crate::multiplier::mul_add::SUM_BITS;
 
 /// Column sums and redistribution for k limbs per step over `columns` columns, with P loop
 /// positions per limb of the step.

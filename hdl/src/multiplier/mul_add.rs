@@ -2,7 +2,6 @@
 //! an unsigned 17-bit `y` (the 18-bit port), registered or combinational. rust-hdl's own `*` stops at 16 bits,
 //! so each leaf is a small custom Verilog module with a Rust model of the same arithmetic.
 
-use crate::multiplier::fold_sum::SUM_BITS;
 use rust_hdl::prelude::*;
 
 /// Width of the wide factor: redundant limbs of up to 18 bits.
@@ -11,6 +10,9 @@ pub const X_BITS: usize = 18;
 pub const Y_BITS: usize = 17;
 /// Width of the addend and of the result.
 pub const P_BITS: usize = 36;
+
+/// Bits of a column sum: < k·(2^36 + 2^17 + 2^17 + 2^23) + 2^19 < 2^41 for k ≤ 16.
+pub const SUM_BITS: usize = 42;
 
 fn model<const C: usize, const X: usize, const Y: usize, const P: usize>(
     c: Bits<C>,

@@ -4,8 +4,7 @@
 //! sums into its own stage 2 ([`super::fold_sum`]).
 
 use crate::many;
-use crate::multiplier::fold_sum::SUM_BITS;
-use crate::multiplier::mul_add::T_BITS;
+use crate::multiplier::mul_add::{SUM_BITS, T_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
