@@ -104,6 +104,7 @@ pub struct DeepMul {
     addends: ColumnAddends,
     // The lane whose turn it is starts its first step: its T is taken as 0 (copies per row and
     // group of DSPS_PER_COPY loop DSPs, then per two columns).
+    first_next: Signal<Local, bool>,
     first_rows: Replicas<bool>,
     first_columns: Replicas<bool>,
     // Row l's limb of T, per group of its DSPs (index l·G + g), and the registers that delay it
@@ -160,6 +161,7 @@ impl DeepMul {
             sampled_busy: Replicas::new(k * windows.div_ceil(DSPS_PER_COPY)),
             ab: many(k * windows),
             addends: ColumnAddends::new(k, windows, columns, lanes),
+            first_next: Default::default(),
             first_rows: Replicas::new(k * groups),
             first_columns: Replicas::new(copies(columns)),
             row_x: many(k * groups),
@@ -350,10 +352,10 @@ impl Logic for DeepMul {
                             }
 
                             // The loop. A first step takes T as 0.
-                            self.first_rows.d.next =
+                            self.first_next.next =
                                 self.ring_busy[1].q.val() & (self.ring_count[1].q.val() == self.first_count.val());
-                            self.first_columns.d.next =
-                                self.ring_busy[1].q.val() & (self.ring_count[1].q.val() == self.first_count.val());
+                            self.first_rows.d.next = self.first_next.val();
+                            self.first_columns.d.next = self.first_next.val();
                             for cn in (self.t_r.len())..(self.t_r.len() + 1) {
                                 for gn in (self.row_x.len() / self.digit_sum.len())
                                     ..(self.row_x.len() / self.digit_sum.len() + 1)

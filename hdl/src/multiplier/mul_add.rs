@@ -119,7 +119,7 @@ impl<const XB: usize, const MB: usize, const CB: usize, const PB: usize> Logic f
         // value is formed before any is written.
         if self.clock.pos_edge() {
             let m = model(Bits::<1>::default(), self.a.val(), self.b.val());
-            let p = model(self.c.val(), self.m.val(), Bits::<Y_BITS>::from(1));
+            let p = Bits::<PB>::from(self.c.val().to_u64().wrapping_add(self.m.val().to_u64()) & ((1u64 << PB) - 1));
             self.a.next = self.x.val();
             self.b.next = self.y.val();
             self.m.next = m;
