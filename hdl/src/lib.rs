@@ -27,6 +27,7 @@ testing::clocked!(
     fanout::toggles::Toggles,
     multiplier::mul_add::MulAddReg,
     multiplier::mul_add::LoopMulAddReg,
+    multiplier::mul_add::QuotientMul,
     multiplier::fold_operands::FoldOperands,
     multiplier::fold_mul::FoldMul,
     multiplier::deep_mul::DeepMul,

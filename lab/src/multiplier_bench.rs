@@ -160,7 +160,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     let jobs: Vec<Option<LaneJob>> = operands
                         .iter()
                         .zip(&contexts)
-                        .map(|((a, b), c)| Some(LaneJob { a: a.limbs(), b: b.limbs(), m_hat: c.m_hat() }))
+                        .map(|((a, b), c)| {
+                            Some(LaneJob { a: a.limbs(), b: b.limbs(), m_hat: c.m_hat(), classic: None })
+                        })
                         .collect();
                     sim.multiply(&jobs)?
                 }

@@ -65,6 +65,25 @@ fn hi(x: u64) -> u64 {
     x >> (2 * LIMB_BITS)
 }
 
+/// Column sums (< 2^51) redistributed over three limbs, column j into limb j:
+/// t_j = lo17(c_j) + mid17(c_(j−1)) + hi(c_(j−2)); the last column's upper parts must be 0.
+pub(crate) fn redistribute(sums: &[u64]) -> Vec<u64> {
+    let w = sums.len();
+    debug_assert!(mid17(sums[w - 1]) == 0 && hi(sums[w - 1]) == 0 && hi(sums[w - 2]) == 0, "T overflows");
+    (0..w)
+        .map(|j| {
+            let mut limb = lo17(sums[j]);
+            if j >= 1 {
+                limb += mid17(sums[j - 1]);
+            }
+            if j >= 2 {
+                limb += hi(sums[j - 2]);
+            }
+            limb
+        })
+        .collect()
+}
+
 /// A value as the folding multiplier holds it: normalized redundant limbs, least significant
 /// first, each < 2^17 + 3, as many as the multiplier's operands have.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -337,19 +356,7 @@ impl FoldContext {
                 wide::add_row(&mut sums, l, digit, b_windows);
             }
         }
-        debug_assert!(mid17(sums[w - 1]) == 0 && hi(sums[w - 1]) == 0 && hi(sums[w - 2]) == 0, "T overflows");
-        (0..w)
-            .map(|j| {
-                let mut limb = lo17(sums[j]);
-                if j >= 1 {
-                    limb += mid17(sums[j - 1]);
-                }
-                if j >= 2 {
-                    limb += hi(sums[j - 2]);
-                }
-                limb
-            })
-            .collect()
+        redistribute(&sums)
     }
 
     /// T's limbs as a result: u_j = lo17(t_j) + (t_(j−1) >> 17), `operand_limbs` of them.

@@ -33,7 +33,7 @@
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
-use super::fold::{limbs_value, FoldShape, FoldValue};
+use super::fold::{limbs_value, redistribute, FoldShape, FoldValue};
 use super::wide::LIMB_BITS;
 use super::wide::{self, Multiplicand};
 use super::{to_digits, HwError};
@@ -73,6 +73,18 @@ pub struct ClassicTrace {
     pub result: FoldValue,
 }
 
+/// A classic pass on the deep-loop multiplier ([`ClassicPass::deep_trace`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeepClassicTrace {
+    /// T's registers after each turn of the pass: per step its products turn and its quotient
+    /// turn, then the last products turn (2·s + 1 turns).
+    pub turns: Vec<Vec<u64>>,
+    /// Each step's quotient digit.
+    pub quotients: Vec<u64>,
+    /// The result in normalized limbs: the same value as [`ClassicPass::trace`]'s.
+    pub result: FoldValue,
+}
+
 /// A modulus for classic passes on the folding multiplier of a [`FoldShape`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassicPass {
@@ -96,6 +108,18 @@ impl FoldShape {
     /// quotient's, then its products'), and the load, lead and last turns, 2·(2·s + 2).
     pub fn classic_cycles(&self, op: ClassicOp) -> usize {
         2 * (2 * self.classic_steps(op) + 2)
+    }
+
+    /// Turns of a classic `op` on the deep-loop multiplier after its two lead turns: two a step
+    /// and one to bring T down a limb, 2·s + 1 ([`ClassicPass::deep_trace`]).
+    pub fn deep_classic_turns(&self, op: ClassicOp) -> usize {
+        2 * self.classic_steps(op) + 1
+    }
+
+    /// Cycles of a classic `op` on the deep-loop multiplier from its start to its result,
+    /// (2·s + 3)·(k + 3).
+    pub fn deep_classic_cycles(&self, op: ClassicOp) -> usize {
+        (self.deep_classic_turns(op) + 2) * self.deep_lanes()
     }
 }
 
@@ -143,8 +167,79 @@ impl ClassicPass {
     /// The pass `op` on A's and B's limbs (at most L each; A's exact for a wide REDC), every step
     /// recorded.
     pub fn trace(&self, op: ClassicOp, a: &[u64], b: &[u64]) -> ClassicTrace {
-        let (limbs, steps) = (self.shape.operand_limbs, self.shape.classic_steps(op));
-        debug_assert!(a.len() <= limbs && b.len() <= limbs, "operand wider than the row");
+        let limbs = self.shape.operand_limbs;
+        debug_assert!(b.len() <= limbs, "operand wider than the row");
+        let b_windows = self.multiplicand.windows(b, limbs);
+        let mut t = vec![0u64; self.shape.columns];
+        let mut trace = Vec::new();
+        for (digit, high) in self.digits(op, a) {
+            let (q, next) = self.step_with(&t, digit, high, b, b_windows.as_deref());
+            t = next;
+            trace.push(ClassicStep { digit, high, q, t: t.clone() });
+        }
+        let result = normalize(&t, limbs);
+        ClassicTrace { steps: trace, result }
+    }
+
+    /// The pass `op` as the deep-loop multiplier runs it, a step in two of its lane's turns (the
+    /// quotient needs T's low limb through a DSP of its own, three registered stages, so the
+    /// step's q·N cannot join its d·B in one turn):
+    /// - the products turn: c_j = t_j + d·b_j (+ the wide REDC's digit at column L), redistributed
+    ///   into register j; q = lo17(t′_0)·N′ follows from it, t′_0 ≡ t_0 + d·b_0 (mod 2^17);
+    /// - the quotient turn: c_j = t′_j + q·n_j, redistributed into register j: lo17(c_0) = 0 is
+    ///   register 0, and register j + 1 holds limb j of the quotient by 2^17;
+    /// - after the last step, a products turn with the digit 0 reads register j + 1 into column j
+    ///   and so brings T back down a limb.
+    ///
+    /// Register for register what the hardware's T holds after each turn; the result equals
+    /// [`trace`](Self::trace)'s value for value.
+    pub fn deep_trace(&self, op: ClassicOp, a: &[u64], b: &[u64]) -> DeepClassicTrace {
+        let (limbs, w) = (self.shape.operand_limbs, self.shape.columns);
+        debug_assert!(b.len() <= limbs, "operand wider than the row");
+        let b_windows = self.multiplicand.windows(b, limbs);
+        let mut registers = vec![0u64; w];
+        let mut turns = Vec::new();
+        let mut quotients = Vec::new();
+        let steps = self.digits(op, a);
+        for (s, &(digit, high)) in steps.iter().chain([(0, 0)].iter()).enumerate() {
+            // The products turn: register j + 1 into column j (T is one limb up after a quotient
+            // turn, and 0 before the first).
+            let mut sums: Vec<u64> = (0..w)
+                .map(|j| {
+                    let mut c = registers.get(j + 1).copied().unwrap_or(0);
+                    if j < limbs && b_windows.is_none() {
+                        c += digit * b.get(j).copied().unwrap_or(0);
+                    }
+                    if j == limbs {
+                        c += high;
+                    }
+                    c
+                })
+                .collect();
+            if let Some(b_windows) = &b_windows {
+                wide::add_row(&mut sums, 0, digit, b_windows);
+            }
+            registers = redistribute(&sums);
+            turns.push(registers.clone());
+            if s == steps.len() {
+                break;
+            }
+            // The quotient turn.
+            let q = ((registers[0] & LIMB_MASK) * self.n_prime) & LIMB_MASK;
+            let sums: Vec<u64> = (0..w).map(|j| registers[j] + if j < limbs { q * self.n[j] } else { 0 }).collect();
+            debug_assert_eq!(sums[0] & LIMB_MASK, 0, "the quotient clears the low limb");
+            registers = redistribute(&sums);
+            debug_assert_eq!(registers[0], 0);
+            quotients.push(q);
+            turns.push(registers.clone());
+        }
+        DeepClassicTrace { turns, quotients, result: normalize(&registers, limbs) }
+    }
+
+    /// Each step's digit for the DSPs and a wide REDC's digit of C_hi for column L.
+    fn digits(&self, op: ClassicOp, a: &[u64]) -> Vec<(u64, u64)> {
+        let steps = self.shape.classic_steps(op);
+        debug_assert!(a.len() <= self.shape.operand_limbs, "operand wider than the row");
         let mut a_value = limbs_value(a);
         if op == ClassicOp::Decremented {
             debug_assert!(!a_value.is_zero(), "A − 1 of 0");
@@ -152,20 +247,14 @@ impl ClassicPass {
         }
         let a_digits: Vec<u64> = to_digits(&a_value, LIMB_BITS, steps).into_iter().map(|d| d as u64).collect();
         debug_assert!(limbs_value(&a_digits) == a_value, "A has more digits than the pass has steps");
-        let b_windows = self.multiplicand.windows(b, limbs);
-        let mut t = vec![0u64; self.shape.columns];
-        let mut trace = Vec::with_capacity(steps);
-        for (i, &a_digit) in a_digits.iter().enumerate() {
-            let (digit, high) = match op {
+        a_digits
+            .into_iter()
+            .enumerate()
+            .map(|(i, a_digit)| match op {
                 ClassicOp::WideRedc => (u64::from(i == 0), a_digit),
                 ClassicOp::Multiply | ClassicOp::Decremented => (a_digit, 0),
-            };
-            let (q, next) = self.step_with(&t, digit, high, b, b_windows.as_deref());
-            t = next;
-            trace.push(ClassicStep { digit, high, q, t: t.clone() });
-        }
-        let result = normalize(&t, limbs);
-        ClassicTrace { steps: trace, result }
+            })
+            .collect()
     }
 
     /// The pass's result alone.
@@ -323,6 +412,40 @@ mod tests {
                 assert!((&sum % (1u32 << 17)).is_zero());
                 t = sum >> 17;
                 assert_eq!(limbs_value(&step.t), t);
+            }
+        }
+    }
+
+    #[test]
+    fn the_deep_loops_turns_reach_the_same_values() {
+        let mut rng = StdRng::seed_from_u64(14);
+        for (bits, k) in [(64usize, 1usize), (200, 3), (520, 4)] {
+            let shape = FoldShape::new(bits, k).unwrap();
+            let l = shape.operand_limbs;
+            let n = random_odd(bits as u64, &mut rng);
+            let pass = ClassicPass::new(&shape, &n).unwrap().with_multiplicand(Multiplicand::Windows);
+            let a = redundant(&shape, &rng.gen_biguint_below(&(&n << (17 * k + 3))), &mut rng);
+            let b = exact_limbs(&shape, &rng.gen_biguint_below(&n));
+            let c = rng.gen_biguint_below(&(&n << (17 * l)));
+            let (c_hi, c_lo) = (&c >> (17 * l), &c % (BigUint::one() << (17 * l)));
+            let x = rng.gen_biguint_below(&n) + 1u32;
+            for (op, a, b) in [
+                (ClassicOp::Multiply, a.clone(), b.clone()),
+                (ClassicOp::WideRedc, exact_limbs(&shape, &c_hi), exact_limbs(&shape, &c_lo)),
+                (ClassicOp::Decremented, exact_limbs(&shape, &x), b.clone()),
+            ] {
+                let (one_turn, deep) = (pass.trace(op, &a, &b), pass.deep_trace(op, &a, &b));
+                assert_eq!(deep.result.value(), one_turn.result.value(), "{bits} bits, k = {k}, {op:?}");
+                assert_eq!(deep.turns.len(), shape.deep_classic_turns(op));
+                // Each step's quotient is the one-turn step's, and its quotient turn holds the
+                // one-turn step's T a register up.
+                for (s, step) in one_turn.steps.iter().enumerate() {
+                    assert_eq!(deep.quotients[s], step.q, "{op:?}, step {s}: q");
+                    let up = &deep.turns[2 * s + 1];
+                    assert_eq!(up[0], 0);
+                    assert_eq!(limbs_value(&up[1..]), limbs_value(&step.t), "{op:?}, step {s}: T");
+                    assert!(deep.turns[2 * s].iter().chain(up).all(|&limb| limb < (1 << 18) + 4));
+                }
             }
         }
     }

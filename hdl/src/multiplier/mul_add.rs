@@ -148,6 +148,61 @@ impl<const XB: usize, const MB: usize, const CB: usize, const PB: usize> Logic f
     }
 }
 
+/// `m <= x·b`, `b <= y` on the rising clock edge, and `p` the product's low `PB` bits: a DSP48E1
+/// with its B and M registers only, for a product needed two cycles after its wide factor (the
+/// deep loop's classic quotient, formed from a column addend in time for the next turn). The A
+/// port is unregistered: with MREG it needs its input 1.42 ns before the clock in the 7-series
+/// cell delays, which a path from a register holds. The M register's clock-to-out is slower
+/// than P's (1.67 ns against 0.33 ns), so only a register should follow it.
+#[derive(LogicBlock, Default)]
+pub struct PipelinedMul<const XB: usize, const MB: usize, const PB: usize> {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// The wide factor (unsigned), a cycle after `y`.
+    pub x: Signal<In, Bits<XB>>,
+    /// The narrow factor (17 bits, unsigned), taken into the B register.
+    pub y: Signal<In, Bits<Y_BITS>>,
+    /// The low `PB` bits of x·b, a clock edge after x.
+    pub p: Signal<Out, Bits<PB>>,
+    b: Signal<Local, Bits<Y_BITS>>,
+    m: Signal<Local, Bits<MB>>,
+}
+
+/// The deep loop's classic quotient: lo17(t′_0·N′).
+pub type QuotientMul = PipelinedMul<Y_BITS, 34, Y_BITS>;
+
+impl<const XB: usize, const MB: usize, const PB: usize> Logic for PipelinedMul<XB, MB, PB> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let m = model(Bits::<1>::default(), self.x.val(), self.b.val());
+            self.b.next = self.y.val();
+            self.m.next = m;
+        }
+        self.p.next = Bits::<PB>::from(self.m.val().to_u64() & ((1u64 << PB) - 1));
+    }
+    fn connect(&mut self) {
+        self.p.connect();
+        self.b.connect();
+        self.m.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "initial begin\n   b = {Y_BITS}'h0;\n   m = {MB}'h0;\nend\n\n\
+             always @(posedge clock) begin\n   b <= y;\n   m <= x * b;\nend\n\n\
+             always @(*) p = m[{}:0];\n",
+            PB - 1
+        ))
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "pipelined_mul".into(),
+            clock: "clock".into(),
+            inputs: vec!["x".into(), "y".into()],
+            outputs: vec!["p".into()],
+        }]
+    }
+}
+
 /// `p = c + x·y`, combinational: a DSP48E1 without its P register, for the one place where the
 /// product must be added and redistributed in the same cycle.
 #[derive(LogicBlock, Default)]
@@ -211,6 +266,28 @@ mod tests {
         });
         assert_eq!(outputs[1], c + x * y);
         assert!(c + x * y < 1 << LOOP_BITS);
+    }
+
+    #[test]
+    fn pipelined_mul_is_synthesizable() {
+        let mut uut = QuotientMul::default();
+        uut.connect_all();
+        yosys_validate("ecrt_pipelined_mul", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
+    fn pipelined_mul_multiplies_x_by_the_previous_y() {
+        let cases = [(0u64, 5u64), ((1 << 17) - 1, (1 << 17) - 1), (12345, 54321), (99_999, 3), (7, 0)];
+        let outputs = simulate(QuotientMul::default(), cases.len() + 1, move |uut, i| {
+            if let Some(&(x, y)) = cases.get(i) {
+                uut.x.next = x.into();
+                uut.y.next = y.into();
+            }
+            uut.p.val().to_u64()
+        });
+        for i in 1..cases.len() {
+            assert_eq!(outputs[i + 1], (cases[i].0 * cases[i - 1].1) & ((1 << 17) - 1), "case {i}");
+        }
     }
 
     #[test]
