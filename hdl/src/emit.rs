@@ -3,10 +3,12 @@
 //! content hash) that the simulator, the driver and the Vivado flow read.
 //!
 //! [`emit`] gives the whole accelerator ([`Accelerator`]); [`emit_modexp`] the exponentiation unit
-//! alone, [`emit_fold_mul`] the multiplier alone and [`emit_deep_mul`] the deep-loop multiplier
-//! alone, for their own tests and benchmarks.
+//! alone, [`emit_fold_mul`] the multiplier alone, [`emit_deep_mul`] the deep-loop multiplier
+//! alone and [`emit_lane_exp`] the exponentiation in its lanes, for their own tests and
+//! benchmarks.
 
 use crate::config::{AcceleratorConfig, ConfigError};
+use crate::exponentiation::lane_exp::LaneExp;
 use crate::exponentiation::modexp::ModExp;
 use crate::interface::{REGISTERS, VERSION_MAJOR, VERSION_MINOR};
 use crate::multiplier::deep_mul::DeepMul;
@@ -143,6 +145,17 @@ pub fn emit_deep_mul(shape: &FoldShape) -> String {
     let shape = *shape;
     generate(move || {
         let mut uut = DeepMul::new(&shape);
+        uut.connect_all();
+        generate_verilog(&uut)
+    })
+}
+
+/// Generates the exponentiation in the deep-loop multiplier's lanes alone (exponents of
+/// `exponent_bits` bits in windows of `window_bits`): the Verilog, top module `top`.
+pub fn emit_lane_exp(shape: &FoldShape, exponent_bits: usize, window_bits: usize) -> String {
+    let shape = *shape;
+    generate(move || {
+        let mut uut = LaneExp::new(&shape, exponent_bits, window_bits);
         uut.connect_all();
         generate_verilog(&uut)
     })

@@ -3,7 +3,10 @@
 //! through an exponent schedule fixed when the RTL is generated.
 //!
 //! - [`modexp`]: the unit, one [`crate::multiplier::fold_mul::FoldMul`] and two slots;
-//! - [`slot_control`]: one slot's storage and sequencer.
+//! - [`slot_control`]: one slot's storage and sequencer;
+//! - [`lane_exp`]: exponentiations in the deep-loop multiplier's lanes (not yet in the
+//!   accelerator).
 
+pub mod lane_exp;
 pub mod modexp;
 pub mod slot_control;

@@ -34,6 +34,7 @@ testing::clocked!(
     multiplier::column_addends::ColumnAddends,
     exponentiation::slot_control::SlotControl,
     exponentiation::modexp::ModExp,
+    exponentiation::lane_exp::LaneExp,
     decryption::correction::Correction,
     decryption::decrypt_core::DecryptCore,
     shell::registers::Registers,

@@ -39,6 +39,7 @@ pub mod estimate;
 pub mod fanout;
 pub mod fold_mul;
 mod hierarchy;
+pub mod lane_exp;
 mod mangle;
 pub mod modexp;
 pub mod ports;

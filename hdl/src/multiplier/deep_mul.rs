@@ -69,6 +69,10 @@ pub struct DeepMul {
     /// The lane at its load phase in the next cycle may start then: it is idle, or its result
     /// shows then.
     pub next_free: Signal<Out, bool>,
+    /// The lane at its load phase three cycles from now will be idle or finishing then (what
+    /// `next_free` will say of it two cycles from now), for a user that prepares a load that far
+    /// ahead.
+    pub free_ahead: Signal<Out, bool>,
     /// Start a multiplication in the lane at its load phase in the next cycle, with the operands
     /// given then (ignored unless `next_free`).
     pub start_next: Signal<In, bool>,
@@ -104,9 +108,11 @@ pub struct DeepMul {
     classic_before_last: Constant<Bits<COUNT_BITS>>,
     decremented_before_last: Constant<Bits<COUNT_BITS>>,
     first_count: Constant<Bits<COUNT_BITS>>,
-    // The load phase's lane's last count, and the next one's count before its last.
+    // The load phase's lane's last count, and the count before its last of the next one and of
+    // the one three cycles from its load phase.
     lane_last: Signal<Local, Bits<COUNT_BITS>>,
     next_before_last: Signal<Local, Bits<COUNT_BITS>>,
+    ahead_before_last: Signal<Local, Bits<COUNT_BITS>>,
     // The ring: position 0 holds the lane whose turn it is, position k + 2 the lane at its load
     // phase; every cycle each lane moves down one position (position 0 to k + 2). Per position:
     // A's limbs not yet consumed (index p·L + j), B's windows, M̂'s (or N's) limbs, the k digits
@@ -214,6 +220,7 @@ impl DeepMul {
             clock: Default::default(),
             lane: Default::default(),
             next_free: Default::default(),
+            free_ahead: Default::default(),
             start_next: Default::default(),
             a_in: many(operand_limbs),
             b_in: many(operand_limbs),
@@ -237,6 +244,7 @@ impl DeepMul {
             first_count: Constant::new(1u64.into()),
             lane_last: Default::default(),
             next_before_last: Default::default(),
+            ahead_before_last: Default::default(),
             ring_a: many(lanes * operand_limbs),
             ring_b: many(lanes * windows),
             ring_m_hat: many(lanes * modulus_limbs),
@@ -447,6 +455,15 @@ impl Logic for DeepMul {
                             self.next_free.next = !self.ring_busy[0].q.val()
                                 | (self.ring_count[0].q.val() == self.next_before_last.val());
                             self.load_next.next = self.start_next.val() & self.next_free.val();
+                            self.ahead_before_last.next = self.fold_before_last.val();
+                            if self.ring_classic[2].q.val() {
+                                self.ahead_before_last.next = self.classic_before_last.val();
+                            }
+                            if self.ring_decrement[2].q.val() {
+                                self.ahead_before_last.next = self.decremented_before_last.val();
+                            }
+                            self.free_ahead.next = !self.ring_busy[2].q.val()
+                                | (self.ring_count[2].q.val() == self.ahead_before_last.val());
                             self.load_a.d.next = self.load_next.val();
                             self.load_b.d.next = self.load_next.val();
                             self.load_m_hat.d.next = self.load_next.val();

@@ -8,6 +8,7 @@ mod estimate;
 mod estimate_methods;
 mod fanout;
 mod fold_mul;
+mod lane_exp;
 mod modexp;
 mod ports;
 mod timing;

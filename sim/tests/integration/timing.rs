@@ -1,7 +1,7 @@
 //! Yosys `sta` through LUT RAM: the paths the timing script must not lose.
 
 use ecrt_golden::hw::FoldShape;
-use ecrt_hdl::emit::emit_deep_mul;
+use ecrt_hdl::emit::{emit_deep_mul, emit_lane_exp};
 use ecrt_sim::{logic_delay, EstimateOptions, TimingEstimate};
 
 /// The most logic one register-to-register path may hold: at a quarter of a 7-series path's
@@ -116,4 +116,13 @@ fn the_deep_loop_multiplier_stays_within_the_stage_budget() {
         let t = delay(&emit_deep_mul(&FoldShape::new(128, k).unwrap()));
         assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "k = {k}: {t}");
     }
+}
+
+/// The exponentiation in the deep loop's lanes adds its sequencer, the table's address, read and
+/// write, and the operands' multiplexers in front of the multiplier's load, each within that
+/// budget (k = 3, 5-bit windows).
+#[test]
+fn the_lane_exponentiation_stays_within_the_stage_budget() {
+    let t = delay(&emit_lane_exp(&FoldShape::new(128, 3).unwrap(), 40, 5));
+    assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
 }
