@@ -121,6 +121,17 @@ impl FoldShape {
     pub fn deep_classic_cycles(&self, op: ClassicOp) -> usize {
         (self.deep_classic_turns(op) + 2) * self.deep_lanes()
     }
+
+    /// Cycles of one prime's decryption path in a lane of the deep-loop multiplier, each
+    /// multiplication starting as the one before shows its result: the wide REDC, ×R³ and the
+    /// exponentiation's `exp_multiplications` in the folding mode, the way out, the exact
+    /// division and ×t·R mod n.
+    pub fn deep_path_cycles(&self, exp_multiplications: usize) -> usize {
+        self.deep_classic_cycles(ClassicOp::WideRedc)
+            + (1 + exp_multiplications) * self.deep_cycles()
+            + 2 * self.deep_classic_cycles(ClassicOp::Multiply)
+            + self.deep_classic_cycles(ClassicOp::Decremented)
+    }
 }
 
 impl ClassicPass {

@@ -1,24 +1,29 @@
-//! Exponentiations in the deep loop's lanes: the fixed-window schedule inside the Montgomery
-//! domain (`ecrt_golden::hw::exp_in_domain`, multiplication for multiplication) run in each of
-//! the [`DeepMul`]'s k + 3 lanes at once, each lane with its own base and one of two keys, so
-//! that every lane, and so every DSP, is busy. Not yet in the accelerator: the way into and out
-//! of the domain and the eCRT path still run on the two-slot unit ([`super::modexp`]).
+//! The primes' decryption paths in the deep loop's lanes: each of the [`DeepMul`]'s k + 3 lanes
+//! runs one prime's path of one ciphertext (`ecrt_golden::hw::FoldEcrtKey::decrypt_trace`,
+//! multiplication for multiplication) with one of the key's two primes, so that every lane, and
+//! so every DSP, is busy: the wide REDC of the ciphertext, ×R³ into the domain, the fixed-window
+//! exponentiation by p − 1, the way out, the exact division and ×t·R mod n (see
+//! [`super::slot_control`] for the path). Not yet in the accelerator, which runs the same path on
+//! the two-slot unit ([`super::modexp`]); a lane's result is its prime's eCRT term.
 //!
 //! A lane's state (its phase, table index, squarings in the window, the next window and its
 //! value) circulates in a ring as the multiplier's lanes do, and is advanced three cycles before
 //! the lane's load phase, when the multiplier says it will be free then (`free_ahead`): that
-//! leaves a cycle for the table's address register and two for its read (the RAM's own register
-//! and an output register, as a block RAM's DOREG), so that the operands reach the multiplier
-//! through nothing but a multiplexer. The schedule does not depend on the values, so every
-//! decision is known that early; its selects are registers, in copies.
+//! leaves a cycle for the memories' address registers and two for their reads (the RAM's own
+//! register and an output register, as a block RAM's DOREG), so that the operands reach the
+//! multiplier through nothing but a multiplexer. The path does not depend on the values, so
+//! every decision is known that early; its selects are registers, in copies.
 //!
-//! The lanes' tables share one memory, a RAM per limb addressed by (lane, entry): only the lane at
-//! its load phase reads or writes it, one entry each. The table is written as it is built (the
-//! result of each of its multiplications, T[1] = the base at the start); acc is never stored,
-//! the result of the multiplication before being the next one's operand. Each key's Montgomery 1
-//! (T[0], for the zero windows) has a region of its own; its M̂ and windows are loaded while
-//! every lane is idle.
+//! The lanes' window tables share one memory, a RAM per limb addressed by (lane, entry): only the
+//! lane at its load phase reads or writes it, one entry each. A table is written as it is built
+//! (x̃ = T[1] when ×R³ is done, then each entry); acc is never stored, the result of the
+//! multiplication before being the next one's operand. Each prime has a region of the same memory
+//! for its R mod p² (T[0], for the zero windows), R³ mod p² and t·R mod n, and a RAM per limb of
+//! the moduli (M̂, p², 2^(17M) − p, n) addressed by (prime, kind); the exponent's windows are in
+//! a RAM of their own. The key loads as the two-slot unit's does, a limb or window a cycle
+//! (`key_load_*`), while every lane is idle.
 
+use crate::exponentiation::slot_control::LoadTarget;
 use crate::fanout::replicas::Replicas;
 use crate::fanout::{copies, LIMBS_PER_COPY};
 use crate::many;
@@ -27,127 +32,189 @@ use crate::multiplier::mul_add::{X_BITS, Y_BITS};
 use ecrt_golden::hw::FoldShape;
 use rust_hdl::prelude::*;
 
-/// Bits of a table address: (k + 5)·2^w entries, the lanes' tables and the two keys' 1.
+/// Bits of a table address: (k + 5)·2^w entries, the lanes' tables and the two primes' constants.
 pub const TABLE_ADDRESS_BITS: usize = 10;
 /// Bits of a window's value.
 pub const WINDOW_VALUE_BITS: usize = 6;
-/// Bits of a window's index.
+/// Bits of a window's index (and of a key load's limb index).
 pub const WINDOW_INDEX_BITS: usize = 12;
-/// Bits of the windows' memory's address: the key, then the window's index.
+/// Bits of the windows' memory's address: the prime, then the window's index.
 pub const WINDOW_ADDRESS_BITS: usize = WINDOW_INDEX_BITS + 1;
+/// Bits of the moduli's memory's address: the prime, then the kind (M̂, p², 2^(17M) − p, n).
+const MODULUS_ADDRESS_BITS: usize = 3;
 
-/// D lanes of fixed-window exponentiation on one deep-loop multiplier.
+/// A lane's phase: the multiplication in flight.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum LanePhase {
+    /// The wide REDC of the ciphertext (classic).
+    Reduce,
+    /// ×R³ mod p² (folding).
+    ToMontgomery,
+    /// An entry of the window table.
+    Table,
+    /// A squaring or a window's product.
+    Window,
+    /// ×1, out of the domain (classic).
+    FromMontgomery,
+    /// The exact division by p (classic, on x − 1).
+    Divide,
+    /// ×t·R mod n (classic): the term.
+    Scale,
+}
+
+/// D lanes of the primes' decryption paths on one deep-loop multiplier.
 #[derive(LogicBlock)]
 pub struct LaneExp {
     /// The clock.
     pub clock: Signal<In, Clock>,
-    /// Load key `key_select`'s M̂ and 1 (while every lane is idle).
-    pub key_write: Signal<In, bool>,
-    /// Which key a load writes (0 or 1).
-    pub key_select: Signal<In, bool>,
-    /// M̂ = 2^(−17k) mod N, exact limbs.
-    pub key_m_hat: Vec<Signal<In, Bits<Y_BITS>>>,
-    /// R mod N (the Montgomery 1), normalized limbs.
-    pub key_one: Vec<Signal<In, Bits<X_BITS>>>,
-    /// Write window `window_index` of key `key_select`'s exponent (most significant first; while
-    /// every lane is idle).
-    pub window_write: Signal<In, bool>,
-    /// The window written.
-    pub window_index: Signal<In, Bits<WINDOW_INDEX_BITS>>,
-    /// Its value.
-    pub window_value: Signal<In, Bits<WINDOW_VALUE_BITS>>,
-    /// The lane three cycles before its load phase is idle: `start` begins an exponentiation in it.
+    /// Write `key_load_data` into the next limb (or window) of `key_load_target` of prime
+    /// `key_load_slot` (while every lane is idle; a target's limbs in order, least significant
+    /// first, the exponent's windows most significant first).
+    pub key_load: Signal<In, bool>,
+    /// The prime a key load writes: false = p, true = q.
+    pub key_load_slot: Signal<In, bool>,
+    /// The constant a key load writes.
+    pub key_load_target: Signal<In, LoadTarget>,
+    /// A limb, constant or window.
+    pub key_load_data: Signal<In, Bits<Y_BITS>>,
+    /// The lane three cycles before its load phase is idle: `start` begins a path in it.
     pub can_start: Signal<Out, bool>,
-    /// Begin an exponentiation in the lane `can_start` is about, with key `start_key`; its base
-    /// comes three cycles later, at its load phase.
+    /// Begin prime `start_prime`'s path of a ciphertext in the lane `can_start` is about; its
+    /// ciphertext comes three cycles later, at its load phase.
     pub start: Signal<In, bool>,
-    /// The key of a start.
-    pub start_key: Signal<In, bool>,
-    /// The base x̃ (Montgomery form, below X, normalized limbs), at the load phase of a lane
-    /// started three cycles before.
-    pub base_in: Vec<Signal<In, Bits<X_BITS>>>,
+    /// The prime of a start: false = p, true = q.
+    pub start_prime: Signal<In, bool>,
+    /// The ciphertext's limbs below L (exact), at the load phase of a lane started three cycles
+    /// before.
+    pub cipher_low: Vec<Signal<In, Bits<X_BITS>>>,
+    /// The ciphertext's limbs from L on, likewise.
+    pub cipher_high: Vec<Signal<In, Bits<X_BITS>>>,
     /// The lane at its load phase now.
     pub lane: Signal<Out, Bits<LANE_BITS>>,
-    /// `lane`'s exponentiation is done: `result` is base^e in Montgomery form, in this cycle only.
+    /// `lane`'s path is done: `result` is its prime's eCRT term (< n), in this cycle only.
     pub done: Signal<Out, bool>,
     /// The multiplier's result: `done`'s, when it says so.
     pub result: Vec<Signal<Out, Bits<X_BITS>>>,
     /// A multiplication finished in `lane` (for tests: every product of every lane shows).
     pub mul_done: Signal<Out, bool>,
     mul: DeepMul,
-    // Table entries a lane: 2^w. The table's last entry, the windows after the top one, w.
+    // Table entries a lane: 2^w. The table's last entry, the last window, w.
     entries: Constant<Bits<TABLE_ADDRESS_BITS>>,
     last_entry: Constant<Bits<WINDOW_VALUE_BITS>>,
     last_window: Constant<Bits<WINDOW_INDEX_BITS>>,
     window_bits: Constant<Bits<4>>,
-    // The deciding lane's table region: lane·2^w, advancing with the lanes; the keys' 1.
+    // The deciding lane's table region: lane·2^w, advancing with the lanes; the primes' regions
+    // (entries: R mod p², R³ mod p², t·R mod n).
     region: DFFWithInit<Bits<TABLE_ADDRESS_BITS>>,
     last_region: Constant<Bits<TABLE_ADDRESS_BITS>>,
-    key_one_address: Constant<Bits<TABLE_ADDRESS_BITS>>,
+    p_region: Constant<Bits<TABLE_ADDRESS_BITS>>,
+    q_region: Constant<Bits<TABLE_ADDRESS_BITS>>,
+    key1_windows: Constant<Bits<WINDOW_ADDRESS_BITS>>,
     // The ring of lane states: position 0 decides, three cycles before its load phase.
     ring_active: Vec<DFF<bool>>,
-    ring_key: Vec<DFF<bool>>,
-    ring_table: Vec<DFF<bool>>,
+    ring_prime: Vec<DFF<bool>>,
+    ring_phase: Vec<DFF<LanePhase>>,
     ring_index: Vec<DFF<Bits<WINDOW_VALUE_BITS>>>,
     ring_squares: Vec<DFF<Bits<4>>>,
     ring_window: Vec<DFF<Bits<WINDOW_INDEX_BITS>>>,
     ring_value: Vec<DFF<Bits<WINDOW_VALUE_BITS>>>,
     ring_last: Vec<DFF<bool>>,
-    // The decision: issue a multiplication; its operands (A: the result, the table, the base;
-    // B likewise); the table entry it reads; whether its result is written, where; whether the
-    // base is written (T[1] at the start); whether it ends the exponentiation.
+    // The decision: issue a multiplication; its A (the result, the table, the ciphertext) and B
+    // (the table, the result, the ciphertext, 1); its mode and modulus (0: M̂, 1: p², 2:
+    // 2^(17M) − p, 3: n); the entry it reads (in the prime's region or the lane's); whether its
+    // result is written to the table, where; whether it ends the path.
     issue: Signal<Local, bool>,
     a_table: Signal<Local, bool>,
-    a_base: Signal<Local, bool>,
+    a_cipher: Signal<Local, bool>,
     b_result: Signal<Local, bool>,
-    b_base: Signal<Local, bool>,
+    b_cipher: Signal<Local, bool>,
+    b_unit: Signal<Local, bool>,
+    classic: Signal<Local, bool>,
+    redc: Signal<Local, bool>,
+    decrement: Signal<Local, bool>,
+    kind: Signal<Local, Bits<2>>,
+    prime: Signal<Local, bool>,
+    read_prime_entry: Signal<Local, bool>,
     read_entry: Signal<Local, Bits<WINDOW_VALUE_BITS>>,
+    read_base: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
     read_address: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
+    modulus_address: Signal<Local, Bits<MODULUS_ADDRESS_BITS>>,
     write: Signal<Local, bool>,
-    write_base: Signal<Local, bool>,
     write_entry: Signal<Local, Bits<WINDOW_VALUE_BITS>>,
     finish: Signal<Local, bool>,
-    // The decision's registers, a cycle (1) and two (2) later, and at the load phase (copies).
+    // The decision's registers, a cycle (1) and two (2) later, and at the load phase (3, or
+    // copies).
     issue1: DFF<bool>,
     issue2: DFF<bool>,
     a_table1: DFF<bool>,
     a_table2: DFF<bool>,
-    a_base1: DFF<bool>,
-    a_base2: DFF<bool>,
+    a_cipher1: DFF<bool>,
+    a_cipher2: DFF<bool>,
     b_result1: DFF<bool>,
     b_result2: DFF<bool>,
-    b_base1: DFF<bool>,
-    b_base2: DFF<bool>,
-    key1: DFF<bool>,
-    key2: DFF<bool>,
+    b_cipher1: DFF<bool>,
+    b_cipher2: DFF<bool>,
+    b_unit1: DFF<bool>,
+    b_unit2: DFF<bool>,
+    classic1: DFF<bool>,
+    classic2: DFF<bool>,
+    classic3: DFF<bool>,
+    redc1: DFF<bool>,
+    redc2: DFF<bool>,
+    redc3: DFF<bool>,
+    decrement1: DFF<bool>,
+    decrement2: DFF<bool>,
+    decrement3: DFF<bool>,
+    n_prime_address1: DFF<Bits<MODULUS_ADDRESS_BITS>>,
+    n_prime_address2: DFF<Bits<MODULUS_ADDRESS_BITS>>,
+    n_prime_address3: DFF<Bits<MODULUS_ADDRESS_BITS>>,
     write1: DFF<bool>,
     write2: DFF<bool>,
     write3: DFF<bool>,
-    write_base1: DFF<bool>,
-    write_base2: DFF<bool>,
     write_address1: DFF<Bits<TABLE_ADDRESS_BITS>>,
     write_address2: DFF<Bits<TABLE_ADDRESS_BITS>>,
     finish1: DFF<bool>,
     finish2: DFF<bool>,
     finish3: DFF<bool>,
     a_table_copies: Replicas<bool>,
-    a_base_copies: Replicas<bool>,
+    a_cipher_copies: Replicas<bool>,
     b_result_copies: Replicas<bool>,
-    b_base_copies: Replicas<bool>,
-    key_copies: Replicas<bool>,
-    write_base_copies: Replicas<bool>,
+    b_cipher_copies: Replicas<bool>,
+    b_unit_copies: Replicas<bool>,
     read_copies: Replicas<Bits<TABLE_ADDRESS_BITS>>,
     write_copies: Replicas<Bits<TABLE_ADDRESS_BITS>>,
+    modulus_copies: Replicas<Bits<MODULUS_ADDRESS_BITS>>,
     // The table, a RAM per limb, and its output registers.
     table: Vec<RAM<Bits<X_BITS>, TABLE_ADDRESS_BITS>>,
     table_out: Vec<DFF<Bits<X_BITS>>>,
-    write_data: Vec<Signal<Local, Bits<X_BITS>>>,
-    // The keys: M̂ (index key·M + i); the windows, at (key, index).
-    m_hat: Vec<DFF<Bits<Y_BITS>>>,
+    // The moduli, a RAM per limb, and their output registers; N′ per (prime, kind).
+    moduli: Vec<RAM<Bits<Y_BITS>, MODULUS_ADDRESS_BITS>>,
+    moduli_out: Vec<DFF<Bits<Y_BITS>>>,
+    n_primes: Vec<DFF<Bits<Y_BITS>>>,
+    // The windows, at (prime, index).
     windows: RAM<Bits<WINDOW_VALUE_BITS>, WINDOW_ADDRESS_BITS>,
-    key1_windows: Constant<Bits<WINDOW_ADDRESS_BITS>>,
     window_address: Signal<Local, Bits<WINDOW_ADDRESS_BITS>>,
+    window_address_r: DFF<Bits<WINDOW_ADDRESS_BITS>>,
     next_window: Signal<Local, Bits<WINDOW_INDEX_BITS>>,
+    // Key loads, registered: the load, its target, prime and data, its limb (or window) index
+    // within the target; whether there was one.
+    load_valid: DFF<bool>,
+    load_index: DFF<Bits<WINDOW_INDEX_BITS>>,
+    load_target: DFF<LoadTarget>,
+    load_slot: DFF<bool>,
+    load_data: DFF<Bits<Y_BITS>>,
+    loaded: DFF<bool>,
+    index: Signal<Local, Bits<WINDOW_INDEX_BITS>>,
+    load_table: Signal<Local, bool>,
+    load_entry: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
+    load_table_address: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
+    load_modulus: Signal<Local, bool>,
+    load_kind: Signal<Local, Bits<2>>,
+    load_modulus_address: Signal<Local, Bits<MODULUS_ADDRESS_BITS>>,
+    // Each limb's and each (prime, kind)'s index, and q's half of the moduli's memory.
+    limb_index: Vec<Constant<Bits<WINDOW_INDEX_BITS>>>,
+    modulus_index: Vec<Constant<Bits<MODULUS_ADDRESS_BITS>>>,
+    second_prime_moduli: Constant<Bits<MODULUS_ADDRESS_BITS>>,
 }
 
 impl LaneExp {
@@ -163,17 +230,15 @@ impl LaneExp {
         let region = |lane: usize| Bits::<TABLE_ADDRESS_BITS>::from((lane * entries) as u64);
         LaneExp {
             clock: Default::default(),
-            key_write: Default::default(),
-            key_select: Default::default(),
-            key_m_hat: many(modulus),
-            key_one: many(operands),
-            window_write: Default::default(),
-            window_index: Default::default(),
-            window_value: Default::default(),
+            key_load: Default::default(),
+            key_load_slot: Default::default(),
+            key_load_target: Default::default(),
+            key_load_data: Default::default(),
             can_start: Default::default(),
             start: Default::default(),
-            start_key: Default::default(),
-            base_in: many(operands),
+            start_prime: Default::default(),
+            cipher_low: many(operands),
+            cipher_high: many(operands),
             lane: Default::default(),
             done: Default::default(),
             result: many(operands),
@@ -186,10 +251,12 @@ impl LaneExp {
             // The multiplier's lane 0 is at its load phase first: lane 3 mod D decides then.
             region: DFFWithInit::new(region(3 % lanes)),
             last_region: Constant::new(region(lanes - 1)),
-            key_one_address: Constant::new(region(lanes)),
+            p_region: Constant::new(region(lanes)),
+            q_region: Constant::new(region(lanes + 1)),
+            key1_windows: Constant::new((1u64 << WINDOW_INDEX_BITS).into()),
             ring_active: many(lanes),
-            ring_key: many(lanes),
-            ring_table: many(lanes),
+            ring_prime: many(lanes),
+            ring_phase: many(lanes),
             ring_index: many(lanes),
             ring_squares: many(lanes),
             ring_window: many(lanes),
@@ -197,53 +264,88 @@ impl LaneExp {
             ring_last: many(lanes),
             issue: Default::default(),
             a_table: Default::default(),
-            a_base: Default::default(),
+            a_cipher: Default::default(),
             b_result: Default::default(),
-            b_base: Default::default(),
+            b_cipher: Default::default(),
+            b_unit: Default::default(),
+            classic: Default::default(),
+            redc: Default::default(),
+            decrement: Default::default(),
+            kind: Default::default(),
+            prime: Default::default(),
+            read_prime_entry: Default::default(),
             read_entry: Default::default(),
+            read_base: Default::default(),
             read_address: Default::default(),
+            modulus_address: Default::default(),
             write: Default::default(),
-            write_base: Default::default(),
             write_entry: Default::default(),
             finish: Default::default(),
             issue1: Default::default(),
             issue2: Default::default(),
             a_table1: Default::default(),
             a_table2: Default::default(),
-            a_base1: Default::default(),
-            a_base2: Default::default(),
+            a_cipher1: Default::default(),
+            a_cipher2: Default::default(),
             b_result1: Default::default(),
             b_result2: Default::default(),
-            b_base1: Default::default(),
-            b_base2: Default::default(),
-            key1: Default::default(),
-            key2: Default::default(),
+            b_cipher1: Default::default(),
+            b_cipher2: Default::default(),
+            b_unit1: Default::default(),
+            b_unit2: Default::default(),
+            classic1: Default::default(),
+            classic2: Default::default(),
+            classic3: Default::default(),
+            redc1: Default::default(),
+            redc2: Default::default(),
+            redc3: Default::default(),
+            decrement1: Default::default(),
+            decrement2: Default::default(),
+            decrement3: Default::default(),
+            n_prime_address1: Default::default(),
+            n_prime_address2: Default::default(),
+            n_prime_address3: Default::default(),
             write1: Default::default(),
             write2: Default::default(),
             write3: Default::default(),
-            write_base1: Default::default(),
-            write_base2: Default::default(),
             write_address1: Default::default(),
             write_address2: Default::default(),
             finish1: Default::default(),
             finish2: Default::default(),
             finish3: Default::default(),
             a_table_copies: Replicas::new(copies(operands)),
-            a_base_copies: Replicas::new(copies(operands)),
+            a_cipher_copies: Replicas::new(copies(operands)),
             b_result_copies: Replicas::new(copies(operands)),
-            b_base_copies: Replicas::new(copies(operands)),
-            key_copies: Replicas::new(copies(modulus)),
-            write_base_copies: Replicas::new(copies(operands)),
+            b_cipher_copies: Replicas::new(copies(operands)),
+            b_unit_copies: Replicas::new(copies(operands)),
             read_copies: Replicas::new(copies(operands)),
             write_copies: Replicas::new(copies(operands)),
+            modulus_copies: Replicas::new(copies(modulus)),
             table: many(operands),
             table_out: many(operands),
-            write_data: many(operands),
-            m_hat: many(2 * modulus),
+            moduli: many(modulus),
+            moduli_out: many(modulus),
+            n_primes: many(1 << MODULUS_ADDRESS_BITS),
             windows: Default::default(),
-            key1_windows: Constant::new((1u64 << WINDOW_INDEX_BITS).into()),
             window_address: Default::default(),
+            window_address_r: Default::default(),
             next_window: Default::default(),
+            load_valid: Default::default(),
+            load_index: Default::default(),
+            load_target: Default::default(),
+            load_slot: Default::default(),
+            load_data: Default::default(),
+            loaded: Default::default(),
+            index: Default::default(),
+            load_table: Default::default(),
+            load_entry: Default::default(),
+            load_table_address: Default::default(),
+            load_modulus: Default::default(),
+            load_kind: Default::default(),
+            load_modulus_address: Default::default(),
+            limb_index: (0..operands.max(modulus)).map(|j| Constant::new((j as u64).into())).collect(),
+            modulus_index: (0..1 << MODULUS_ADDRESS_BITS).map(|i| Constant::new((i as u64).into())).collect(),
+            second_prime_moduli: Constant::new(4u64.into()),
         }
     }
 }
@@ -258,24 +360,41 @@ impl Logic for LaneExp {
             issue2,
             a_table1,
             a_table2,
-            a_base1,
-            a_base2,
+            a_cipher1,
+            a_cipher2,
             b_result1,
             b_result2,
-            b_base1,
-            b_base2,
-            key1,
-            key2,
+            b_cipher1,
+            b_cipher2,
+            b_unit1,
+            b_unit2,
+            classic1,
+            classic2,
+            classic3,
+            redc1,
+            redc2,
+            redc3,
+            decrement1,
+            decrement2,
+            decrement3,
+            n_prime_address1,
+            n_prime_address2,
+            n_prime_address3,
             write1,
             write2,
             write3,
-            write_base1,
-            write_base2,
             write_address1,
             write_address2,
             finish1,
             finish2,
-            finish3
+            finish3,
+            window_address_r,
+            load_valid,
+            load_index,
+            load_target,
+            load_slot,
+            load_data,
+            loaded
         );
         clock!(
             self,
@@ -283,18 +402,18 @@ impl Logic for LaneExp {
             mul,
             region,
             a_table_copies,
-            a_base_copies,
+            a_cipher_copies,
             b_result_copies,
-            b_base_copies,
-            key_copies,
-            write_base_copies,
+            b_cipher_copies,
+            b_unit_copies,
             read_copies,
-            write_copies
+            write_copies,
+            modulus_copies
         );
         for p in 0..self.ring_active.len() {
             self.ring_active[p].clock.next = self.clock.val();
-            self.ring_key[p].clock.next = self.clock.val();
-            self.ring_table[p].clock.next = self.clock.val();
+            self.ring_prime[p].clock.next = self.clock.val();
+            self.ring_phase[p].clock.next = self.clock.val();
             self.ring_index[p].clock.next = self.clock.val();
             self.ring_squares[p].clock.next = self.clock.val();
             self.ring_window[p].clock.next = self.clock.val();
@@ -306,8 +425,13 @@ impl Logic for LaneExp {
             self.table[j].write_clock.next = self.clock.val();
             self.table_out[j].clock.next = self.clock.val();
         }
-        for i in 0..self.m_hat.len() {
-            self.m_hat[i].clock.next = self.clock.val();
+        for i in 0..self.moduli.len() {
+            self.moduli[i].read_clock.next = self.clock.val();
+            self.moduli[i].write_clock.next = self.clock.val();
+            self.moduli_out[i].clock.next = self.clock.val();
+        }
+        for i in 0..self.n_primes.len() {
+            self.n_primes[i].clock.next = self.clock.val();
         }
         self.windows.read_clock.next = self.clock.val();
         self.windows.write_clock.next = self.clock.val();
@@ -322,8 +446,8 @@ impl Logic for LaneExp {
         for dn in (self.ring_active.len())..(self.ring_active.len() + 1) {
             for p in 1..self.ring_active.len() {
                 self.ring_active[p - 1].d.next = self.ring_active[p].q.val();
-                self.ring_key[p - 1].d.next = self.ring_key[p].q.val();
-                self.ring_table[p - 1].d.next = self.ring_table[p].q.val();
+                self.ring_prime[p - 1].d.next = self.ring_prime[p].q.val();
+                self.ring_phase[p - 1].d.next = self.ring_phase[p].q.val();
                 self.ring_index[p - 1].d.next = self.ring_index[p].q.val();
                 self.ring_squares[p - 1].d.next = self.ring_squares[p].q.val();
                 self.ring_window[p - 1].d.next = self.ring_window[p].q.val();
@@ -331,43 +455,48 @@ impl Logic for LaneExp {
                 self.ring_last[p - 1].d.next = self.ring_last[p].q.val();
             }
             self.ring_active[dn - 1].d.next = self.ring_active[0].q.val();
-            self.ring_key[dn - 1].d.next = self.ring_key[0].q.val();
-            self.ring_table[dn - 1].d.next = self.ring_table[0].q.val();
+            self.ring_prime[dn - 1].d.next = self.ring_prime[0].q.val();
+            self.ring_phase[dn - 1].d.next = self.ring_phase[0].q.val();
             self.ring_index[dn - 1].d.next = self.ring_index[0].q.val();
             self.ring_squares[dn - 1].d.next = self.ring_squares[0].q.val();
             self.ring_window[dn - 1].d.next = self.ring_window[0].q.val();
             self.ring_last[dn - 1].d.next = self.ring_last[0].q.val();
             self.ring_value[dn - 1].d.next = self.ring_value[0].q.val();
 
-            // The decision. A start: T[2] = x̃·x̃, x̃ written to T[1]. A multiplication that ends at
-            // the load phase: in the table, its result written to T[index], then the next entry
-            // (·T[1]) or, the table complete, acc = T[top window] squared; in the windows, w
-            // squarings of the result, then its product with T[window] (T[0] is the key's 1),
-            // after the last window's the lane is done.
+            // The decision: a start issues the wide REDC; a multiplication that ends at the load
+            // phase issues the path's next (the window table written as it is built; acc =
+            // T[top window], bypassed when that entry is being written; T[0] is the prime's R
+            // mod p²), and the path's last ends it.
             self.can_start.next = !self.ring_active[0].q.val();
             self.issue.next = false;
             self.a_table.next = false;
-            self.a_base.next = false;
+            self.a_cipher.next = false;
             self.b_result.next = false;
-            self.b_base.next = false;
+            self.b_cipher.next = false;
+            self.b_unit.next = false;
+            self.classic.next = false;
+            self.redc.next = false;
+            self.decrement.next = false;
+            self.kind.next = 0.into();
+            self.prime.next = self.ring_prime[0].q.val();
+            self.read_prime_entry.next = false;
             self.read_entry.next = 1.into();
             self.write.next = false;
-            self.write_base.next = false;
             self.write_entry.next = self.ring_index[0].q.val();
             self.finish.next = false;
             self.next_window.next = self.ring_window[0].q.val();
             if !self.ring_active[0].q.val() {
                 if self.start.val() {
                     self.issue.next = true;
-                    self.a_base.next = true;
-                    self.b_base.next = true;
-                    self.write.next = true;
-                    self.write_base.next = true;
-                    self.write_entry.next = 1.into();
+                    self.a_cipher.next = true;
+                    self.b_cipher.next = true;
+                    self.classic.next = true;
+                    self.redc.next = true;
+                    self.kind.next = 1.into();
+                    self.prime.next = self.start_prime.val();
                     self.ring_active[dn - 1].d.next = true;
-                    self.ring_key[dn - 1].d.next = self.start_key.val();
-                    self.ring_table[dn - 1].d.next = true;
-                    self.ring_index[dn - 1].d.next = 2.into();
+                    self.ring_prime[dn - 1].d.next = self.start_prime.val();
+                    self.ring_phase[dn - 1].d.next = LanePhase::Reduce;
                     self.ring_squares[dn - 1].d.next = 0.into();
                     self.ring_last[dn - 1].d.next = false;
                     self.next_window.next = 0.into();
@@ -375,103 +504,249 @@ impl Logic for LaneExp {
                 }
             } else if self.mul.free_ahead.val() {
                 self.issue.next = true;
-                if self.ring_table[0].q.val() {
-                    self.write.next = true;
-                    if self.ring_index[0].q.val() != self.last_entry.val() {
-                        self.ring_index[dn - 1].d.next = self.ring_index[0].q.val() + 1;
-                    } else {
-                        // acc = T[top window], squared: the entry being written is the result.
-                        self.ring_table[dn - 1].d.next = false;
-                        self.ring_squares[dn - 1].d.next = 1.into();
-                        self.next_window.next = 1.into();
-                        self.ring_window[dn - 1].d.next = 1.into();
-                        self.read_entry.next = self.ring_value[0].q.val();
-                        if self.ring_value[0].q.val() != self.last_entry.val() {
-                            self.a_table.next = true;
-                        }
-                        self.b_result.next = !self.a_table.val();
+                match self.ring_phase[0].q.val() {
+                    LanePhase::Reduce => {
+                        // ×R³ mod p².
+                        self.read_prime_entry.next = true;
+                        self.read_entry.next = 1.into();
+                        self.ring_phase[dn - 1].d.next = LanePhase::ToMontgomery;
                     }
-                } else if self.ring_last[0].q.val() & !self.ring_squares[0].q.val().any() {
-                    // The last window's product shows: done.
-                    self.issue.next = false;
-                    self.finish.next = true;
-                    self.ring_active[dn - 1].d.next = false;
-                } else if self.ring_squares[0].q.val() != self.window_bits.val() {
-                    self.b_result.next = true;
-                    self.ring_squares[dn - 1].d.next = self.ring_squares[0].q.val() + 1;
-                } else {
-                    self.read_entry.next = self.ring_value[0].q.val();
-                    self.ring_squares[dn - 1].d.next = 0.into();
-                    self.next_window.next = self.ring_window[0].q.val() + 1;
-                    self.ring_window[dn - 1].d.next = self.ring_window[0].q.val() + 1;
-                    self.ring_last[dn - 1].d.next = self.ring_window[0].q.val() == self.last_window.val();
+                    LanePhase::ToMontgomery => {
+                        // x̃ into T[1]; T[2] = x̃·x̃.
+                        self.write.next = true;
+                        self.write_entry.next = 1.into();
+                        self.b_result.next = true;
+                        self.ring_phase[dn - 1].d.next = LanePhase::Table;
+                        self.ring_index[dn - 1].d.next = 2.into();
+                    }
+                    LanePhase::Table => {
+                        self.write.next = true;
+                        if self.ring_index[0].q.val() != self.last_entry.val() {
+                            self.ring_index[dn - 1].d.next = self.ring_index[0].q.val() + 1;
+                        } else {
+                            // acc = T[top window], squared.
+                            self.ring_phase[dn - 1].d.next = LanePhase::Window;
+                            self.ring_squares[dn - 1].d.next = 1.into();
+                            self.next_window.next = 1.into();
+                            self.ring_window[dn - 1].d.next = 1.into();
+                            self.read_entry.next = self.ring_value[0].q.val();
+                            if self.ring_value[0].q.val() != self.last_entry.val() {
+                                self.a_table.next = true;
+                            }
+                            self.b_result.next = !self.a_table.val();
+                        }
+                    }
+                    LanePhase::Window => {
+                        if self.ring_last[0].q.val() & !self.ring_squares[0].q.val().any() {
+                            // The last window's product: out of the domain.
+                            self.b_unit.next = true;
+                            self.classic.next = true;
+                            self.kind.next = 1.into();
+                            self.ring_phase[dn - 1].d.next = LanePhase::FromMontgomery;
+                        } else if self.ring_squares[0].q.val() != self.window_bits.val() {
+                            self.b_result.next = true;
+                            self.ring_squares[dn - 1].d.next = self.ring_squares[0].q.val() + 1;
+                        } else {
+                            self.read_entry.next = self.ring_value[0].q.val();
+                            self.ring_squares[dn - 1].d.next = 0.into();
+                            self.next_window.next = self.ring_window[0].q.val() + 1;
+                            self.ring_window[dn - 1].d.next = self.ring_window[0].q.val() + 1;
+                            self.ring_last[dn - 1].d.next = self.ring_window[0].q.val() == self.last_window.val();
+                        }
+                    }
+                    LanePhase::FromMontgomery => {
+                        // The exact division: (x − 1)·1 modulo 2^(17M) − p.
+                        self.b_unit.next = true;
+                        self.classic.next = true;
+                        self.decrement.next = true;
+                        self.kind.next = 2.into();
+                        self.ring_phase[dn - 1].d.next = LanePhase::Divide;
+                    }
+                    LanePhase::Divide => {
+                        // ×t·R mod n.
+                        self.read_prime_entry.next = true;
+                        self.read_entry.next = 2.into();
+                        self.classic.next = true;
+                        self.kind.next = 3.into();
+                        self.ring_phase[dn - 1].d.next = LanePhase::Scale;
+                    }
+                    LanePhase::Scale => {
+                        self.issue.next = false;
+                        self.finish.next = true;
+                        self.ring_active[dn - 1].d.next = false;
+                    }
                 }
             }
-            // The entry read: the lane's, or the key's 1 for a zero window.
-            self.read_address.next =
-                self.region.q.val() + bit_cast::<TABLE_ADDRESS_BITS, WINDOW_VALUE_BITS>(self.read_entry.val());
+            // The entry read: the lane's table, or the prime's region (its R mod p² for a zero
+            // window).
             if !self.read_entry.val().any() {
-                self.read_address.next = self.key_one_address.val();
-                if self.ring_key[0].q.val() {
-                    self.read_address.next = self.key_one_address.val() + self.entries.val();
+                self.read_prime_entry.next = true;
+            }
+            // Regions are aligned to 2^w entries: an entry's address is its region's ORed with it.
+            self.read_base.next = self.region.q.val();
+            if self.read_prime_entry.val() {
+                self.read_base.next = self.p_region.val();
+                if self.prime.val() {
+                    self.read_base.next = self.q_region.val();
                 }
             }
-            // The window after the next decision's: its value reaches the ring two cycles later.
+            self.read_address.next =
+                self.read_base.val() | bit_cast::<TABLE_ADDRESS_BITS, WINDOW_VALUE_BITS>(self.read_entry.val());
+            self.modulus_address.next = bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.kind.val());
+            if self.prime.val() {
+                self.modulus_address.next =
+                    bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.kind.val()) | self.second_prime_moduli.val();
+            }
+            // The window after the next decision's: its address is registered, its value reaches
+            // the ring three cycles later.
             self.window_address.next = bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.next_window.val());
-            if self.ring_key[dn - 1].d.val() {
+            if self.prime.val() {
                 self.window_address.next = bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.next_window.val())
                     | self.key1_windows.val();
             }
-            self.windows.read_address.next = self.window_address.val();
-            self.ring_value[dn - 2].d.next = self.windows.read_data.val();
+            self.window_address_r.d.next = self.window_address.val();
+            self.windows.read_address.next = self.window_address_r.q.val();
+            self.ring_value[dn - 3].d.next = self.windows.read_data.val();
         }
-        self.windows.write_address.next = bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.window_index.val());
-        if self.key_select.val() {
-            self.windows.write_address.next =
-                bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.window_index.val()) | self.key1_windows.val();
-        }
-        self.windows.write_data.next = self.window_value.val();
-        self.windows.write_enable.next = self.window_write.val();
 
-        // The decision's way to the load phase: the read address is registered (1), the RAM
-        // reads (2), its output is registered (3).
+        // The decision's way to the load phase: the addresses are registered (1), the RAMs read
+        // (2), their outputs are registered (3).
         self.issue1.d.next = self.issue.val();
         self.issue2.d.next = self.issue1.q.val();
         self.mul.start_next.next = self.issue2.q.val();
         self.a_table1.d.next = self.a_table.val();
         self.a_table2.d.next = self.a_table1.q.val();
         self.a_table_copies.d.next = self.a_table2.q.val();
-        self.a_base1.d.next = self.a_base.val();
-        self.a_base2.d.next = self.a_base1.q.val();
-        self.a_base_copies.d.next = self.a_base2.q.val();
+        self.a_cipher1.d.next = self.a_cipher.val();
+        self.a_cipher2.d.next = self.a_cipher1.q.val();
+        self.a_cipher_copies.d.next = self.a_cipher2.q.val();
         self.b_result1.d.next = self.b_result.val();
         self.b_result2.d.next = self.b_result1.q.val();
         self.b_result_copies.d.next = self.b_result2.q.val();
-        self.b_base1.d.next = self.b_base.val();
-        self.b_base2.d.next = self.b_base1.q.val();
-        self.b_base_copies.d.next = self.b_base2.q.val();
-        self.key1.d.next = self.ring_key[0].q.val();
-        if !self.ring_active[0].q.val() {
-            self.key1.d.next = self.start_key.val();
-        }
-        self.key2.d.next = self.key1.q.val();
-        self.key_copies.d.next = self.key2.q.val();
+        self.b_cipher1.d.next = self.b_cipher.val();
+        self.b_cipher2.d.next = self.b_cipher1.q.val();
+        self.b_cipher_copies.d.next = self.b_cipher2.q.val();
+        self.b_unit1.d.next = self.b_unit.val();
+        self.b_unit2.d.next = self.b_unit1.q.val();
+        self.b_unit_copies.d.next = self.b_unit2.q.val();
+        self.classic1.d.next = self.classic.val();
+        self.classic2.d.next = self.classic1.q.val();
+        self.classic3.d.next = self.classic2.q.val();
+        self.mul.classic_in.next = self.classic3.q.val();
+        self.redc1.d.next = self.redc.val();
+        self.redc2.d.next = self.redc1.q.val();
+        self.redc3.d.next = self.redc2.q.val();
+        self.mul.redc_in.next = self.redc3.q.val();
+        self.decrement1.d.next = self.decrement.val();
+        self.decrement2.d.next = self.decrement1.q.val();
+        self.decrement3.d.next = self.decrement2.q.val();
+        self.mul.decrement_in.next = self.decrement3.q.val();
+        self.n_prime_address1.d.next = self.modulus_address.val();
+        self.n_prime_address2.d.next = self.n_prime_address1.q.val();
+        self.n_prime_address3.d.next = self.n_prime_address2.q.val();
         self.read_copies.d.next = self.read_address.val();
+        self.modulus_copies.d.next = self.modulus_address.val();
         self.write1.d.next = self.write.val();
         self.write2.d.next = self.write1.q.val();
         self.write3.d.next = self.write2.q.val();
-        self.write_base1.d.next = self.write_base.val();
-        self.write_base2.d.next = self.write_base1.q.val();
-        self.write_base_copies.d.next = self.write_base2.q.val();
         self.write_address1.d.next =
-            self.region.q.val() + bit_cast::<TABLE_ADDRESS_BITS, WINDOW_VALUE_BITS>(self.write_entry.val());
+            self.region.q.val() | bit_cast::<TABLE_ADDRESS_BITS, WINDOW_VALUE_BITS>(self.write_entry.val());
         self.write_address2.d.next = self.write_address1.q.val();
         self.write_copies.d.next = self.write_address2.q.val();
         self.finish1.d.next = self.finish.val();
         self.finish2.d.next = self.finish1.q.val();
         self.finish3.d.next = self.finish2.q.val();
 
-        // The load phase: the operands, the lane's key's M̂, the table's write.
+        // Key loads, registered with their limb index within the target (0 when the target or the
+        // prime changes).
+        self.index.next = 0.into();
+        if self.loaded.q.val()
+            & (self.load_target.q.val() == self.key_load_target.val())
+            & (self.load_slot.q.val() == self.key_load_slot.val())
+        {
+            self.index.next = self.load_index.q.val() + 1;
+        }
+        self.load_valid.d.next = self.key_load.val();
+        if self.key_load.val() {
+            self.load_index.d.next = self.index.val();
+            self.load_target.d.next = self.key_load_target.val();
+            self.load_slot.d.next = self.key_load_slot.val();
+            self.load_data.d.next = self.key_load_data.val();
+            self.loaded.d.next = true;
+        }
+        // The registered load writes its limb (its index decoded from a register).
+        self.load_table.next = false;
+        self.load_entry.next = 0.into();
+        self.load_modulus.next = false;
+        self.load_kind.next = 0.into();
+        match self.load_target.q.val() {
+            LoadTarget::One => {
+                self.load_table.next = true;
+            }
+            LoadTarget::R3 => {
+                self.load_table.next = true;
+                self.load_entry.next = 1.into();
+            }
+            LoadTarget::TMont => {
+                self.load_table.next = true;
+                self.load_entry.next = 2.into();
+            }
+            LoadTarget::MHat => {
+                self.load_modulus.next = true;
+            }
+            LoadTarget::Modulus => {
+                self.load_modulus.next = true;
+                self.load_kind.next = 1.into();
+            }
+            LoadTarget::ModulusDiv => {
+                self.load_modulus.next = true;
+                self.load_kind.next = 2.into();
+            }
+            LoadTarget::ModulusN => {
+                self.load_modulus.next = true;
+                self.load_kind.next = 3.into();
+            }
+            LoadTarget::NPrime => {
+                self.load_kind.next = 1.into();
+            }
+            LoadTarget::NPrimeDiv => {
+                self.load_kind.next = 2.into();
+            }
+            LoadTarget::NPrimeN => {
+                self.load_kind.next = 3.into();
+            }
+            _ => {}
+        }
+        self.load_table_address.next = self.p_region.val() | self.load_entry.val();
+        self.load_modulus_address.next = bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val());
+        if self.load_slot.q.val() {
+            self.load_table_address.next = self.q_region.val() | self.load_entry.val();
+            self.load_modulus_address.next =
+                bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val()) | self.second_prime_moduli.val();
+        }
+        for i in 0..self.n_primes.len() {
+            self.n_primes[i].d.next = self.n_primes[i].q.val();
+        }
+        if self.load_valid.q.val()
+            & ((self.load_target.q.val() == LoadTarget::NPrime)
+                | (self.load_target.q.val() == LoadTarget::NPrimeDiv)
+                | (self.load_target.q.val() == LoadTarget::NPrimeN))
+        {
+            for i in 0..self.n_primes.len() {
+                if self.load_modulus_address.val() == self.modulus_index[i].val() {
+                    self.n_primes[i].d.next = self.load_data.q.val();
+                }
+            }
+        }
+        self.windows.write_address.next = bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val());
+        if self.load_slot.q.val() {
+            self.windows.write_address.next =
+                bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val()) | self.key1_windows.val();
+        }
+        self.windows.write_data.next = self.load_data.q.val().get_bits::<WINDOW_VALUE_BITS>(0);
+        self.windows.write_enable.next = self.load_valid.q.val() & (self.load_target.q.val() == LoadTarget::Exponent);
+
+        // The load phase: the operands, the modulus and N′, the table's write.
         for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
             for j in 0..self.table.len() {
                 self.table[j].read_address.next = self.read_copies.q[j / g].val();
@@ -480,53 +755,49 @@ impl Logic for LaneExp {
                 if self.a_table_copies.q[j / g].val() {
                     self.mul.a_in[j].next = self.table_out[j].q.val();
                 }
-                if self.a_base_copies.q[j / g].val() {
-                    self.mul.a_in[j].next = self.base_in[j].val();
+                if self.a_cipher_copies.q[j / g].val() {
+                    self.mul.a_in[j].next = self.cipher_high[j].val();
                 }
                 self.mul.b_in[j].next = self.table_out[j].q.val();
                 if self.b_result_copies.q[j / g].val() {
                     self.mul.b_in[j].next = self.mul.result[j].val();
                 }
-                if self.b_base_copies.q[j / g].val() {
-                    self.mul.b_in[j].next = self.base_in[j].val();
+                if self.b_cipher_copies.q[j / g].val() {
+                    self.mul.b_in[j].next = self.cipher_low[j].val();
                 }
-                self.write_data[j].next = self.mul.result[j].val();
-                if self.write_base_copies.q[j / g].val() {
-                    self.write_data[j].next = self.base_in[j].val();
+                if self.b_unit_copies.q[j / g].val() {
+                    self.mul.b_in[j].next = 0.into();
                 }
                 self.table[j].write_address.next = self.write_copies.q[j / g].val();
+                self.table[j].write_data.next = self.mul.result[j].val();
                 self.table[j].write_enable.next = self.write3.q.val();
-                if self.key_write.val() {
-                    self.write_data[j].next = self.key_one[j].val();
-                    self.table[j].write_address.next = self.key_one_address.val();
-                    if self.key_select.val() {
-                        self.table[j].write_address.next = self.key_one_address.val() + self.entries.val();
-                    }
-                    self.table[j].write_enable.next = true;
+                if self.load_valid.q.val() {
+                    self.table[j].write_address.next = self.load_table_address.val();
+                    self.table[j].write_data.next = bit_cast::<X_BITS, Y_BITS>(self.load_data.q.val());
+                    self.table[j].write_enable.next =
+                        self.load_table.val() & (self.load_index.q.val() == self.limb_index[j].val());
                 }
-                self.table[j].write_data.next = self.write_data[j].val();
             }
-            for mn in (self.key_m_hat.len())..(self.key_m_hat.len() + 1) {
-                for i in 0..self.key_m_hat.len() {
-                    self.mul.m_hat_in[i].next = self.m_hat[i].q.val();
-                    if self.key_copies.q[i / g].val() {
-                        self.mul.m_hat_in[i].next = self.m_hat[mn + i].q.val();
-                    }
-                    self.m_hat[i].d.next = self.m_hat[i].q.val();
-                    self.m_hat[mn + i].d.next = self.m_hat[mn + i].q.val();
-                    if self.key_write.val() & !self.key_select.val() {
-                        self.m_hat[i].d.next = self.key_m_hat[i].val();
-                    }
-                    if self.key_write.val() & self.key_select.val() {
-                        self.m_hat[mn + i].d.next = self.key_m_hat[i].val();
-                    }
-                }
+            for i in 0..self.moduli.len() {
+                self.moduli[i].read_address.next = self.modulus_copies.q[i / g].val();
+                self.moduli_out[i].d.next = self.moduli[i].read_data.val();
+                self.mul.m_hat_in[i].next = self.moduli_out[i].q.val();
+                self.moduli[i].write_address.next = self.load_modulus_address.val();
+                self.moduli[i].write_data.next = self.load_data.q.val();
+                self.moduli[i].write_enable.next = self.load_valid.q.val()
+                    & self.load_modulus.val()
+                    & (self.load_index.q.val() == self.limb_index[i].val());
             }
         }
-        self.mul.classic_in.next = false;
-        self.mul.redc_in.next = false;
-        self.mul.decrement_in.next = false;
+        if self.b_unit_copies.q[0].val() {
+            self.mul.b_in[0].next = 1.into();
+        }
         self.mul.n_prime_in.next = 0.into();
+        for i in 0..self.n_primes.len() {
+            if self.n_prime_address3.q.val() == self.modulus_index[i].val() {
+                self.mul.n_prime_in.next = self.n_primes[i].q.val();
+            }
+        }
 
         self.lane.next = self.mul.lane.val();
         self.mul_done.next = self.mul.done.val();

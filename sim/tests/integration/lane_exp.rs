@@ -1,57 +1,53 @@
-//! The exponentiation in the deep loop's lanes at full width in Verilator against the golden
-//! model: 2048-bit moduli (p² and q² of a 2048-bit key), two keys, every lane exponentiating its
-//! own base, each result limb for limb, in the schedule's multiplications times (m + 2)·(k + 3)
-//! cycles. A 128-bit exponent keeps it short; the schedule is the same for any.
+//! The primes' decryption paths in the deep loop's lanes at full width in Verilator: a 2048-bit
+//! phe key loaded as the decryption core takes it, six lanes running both primes' paths of three
+//! phe vectors, each term equal to the golden model's limb for limb and the terms' sum mod n to
+//! phe's plaintext, each path in exactly `deep_path_cycles`.
 
-use ecrt_golden::hw::{exp_in_domain, schedule_cost, FoldContext, FoldShape, FoldValue, Schedule};
-use ecrt_golden::prime::random_odd;
-use ecrt_sim::lane_exp::{LaneExpSim, LaneKey};
+use ecrt_contract::host::{base_loads, decryption_key_loads};
+use ecrt_contract::limbs::from_limbs;
+use ecrt_golden::hw::{schedule_cost, FoldEcrtKey, Schedule};
+use ecrt_golden::phe_format::read_private_key;
+use ecrt_sim::lane_exp::{LaneExpSim, LanePath};
 use ecrt_sim::BuildOptions;
-use num_bigint::{BigUint, RandBigInt};
-use rand::SeedableRng;
+use num_bigint::BigUint;
+use std::path::PathBuf;
 
 #[test]
-fn full_width_lanes_exponentiate_as_the_golden_model() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(61);
-    let (modulus_bits, k, exponent_bits, window_bits) = (2048, 3, 128, 5);
-    let shape = FoldShape::new(modulus_bits, k).unwrap();
+fn full_width_lanes_decrypt_phe_vectors() {
+    let (k, window_bits) = (3, 5);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/vectors/phe-2048.json");
+    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let key = read_private_key(&file["private_key"].to_string()).unwrap();
     let schedule = Schedule::FixedWindow { window_bits: window_bits as u32 };
-    let multiplications = schedule_cost(schedule, exponent_bits).unwrap().0;
-    let mut sim = LaneExpSim::build(
-        &shape,
-        exponent_bits,
-        window_bits,
-        multiplications,
-        &BuildOptions { progress: true, ..Default::default() },
-    )
-    .unwrap();
-    let windows = exponent_bits.div_ceil(window_bits);
-    let keys: Vec<(FoldContext, BigUint)> = (0..2)
-        .map(|_| {
-            let ctx = FoldContext::with_width(&random_odd(modulus_bits as u64, &mut rng), modulus_bits, k).unwrap();
-            (ctx, rng.gen_biguint_below(&(BigUint::from(1u32) << exponent_bits)))
-        })
-        .collect();
-    for (select, (ctx, exponent)) in keys.iter().enumerate() {
-        let values: Vec<u64> = (0..windows)
-            .map(|i| ((exponent >> ((windows - 1 - i) * window_bits)) % (1u64 << window_bits)).try_into().unwrap())
-            .collect();
-        let one = ecrt_golden::hw::DomainMultiplier::one(ctx);
-        sim.load_key(select, &LaneKey { m_hat: ctx.m_hat(), one: one.limbs(), windows: &values }).unwrap();
-    }
-    let bases: Vec<(usize, FoldValue)> = (0..shape.deep_lanes())
+    let hw = FoldEcrtKey::new(key.p(), key.q(), k, schedule).unwrap();
+    let shape = *hw.fold_p().shape();
+    let (lanes, l, digits) = (shape.deep_lanes(), shape.operand_limbs, hw.classic().digits());
+    let exponent_bits = hw.classic().exp_bits();
+    let mut sim =
+        LaneExpSim::build(&shape, exponent_bits, window_bits, &BuildOptions { progress: true, ..Default::default() })
+            .unwrap();
+    sim.load_key(&decryption_key_loads(&hw, window_bits)).unwrap();
+
+    let cases: Vec<&serde_json::Value> = file["cases"].as_array().unwrap().iter().take(lanes / 2).collect();
+    let ciphertexts: Vec<BigUint> =
+        cases.iter().map(|c| c["ciphertext"]["v"].as_str().unwrap().parse().unwrap()).collect();
+    let limbs: Vec<Vec<u64>> =
+        ciphertexts.iter().map(|c| base_loads(c, digits).iter().map(|load| load.1).collect()).collect();
+    let paths: Vec<Option<LanePath>> = (0..lanes)
         .map(|lane| {
-            let ctx = &keys[lane % 2].0;
-            (lane % 2, ctx.exact(&rng.gen_biguint_below(ctx.bound())))
+            let c = &limbs[lane / 2];
+            Some(LanePath { prime_q: lane % 2 == 1, low: &c[..l], high: &c[l..2 * l] })
         })
         .collect();
-    let jobs: Vec<Option<(usize, &[u64])>> = bases.iter().map(|(key, base)| Some((*key, base.limbs()))).collect();
-    let results = sim.exponentiate(&jobs).unwrap();
-    for (lane, (result, (key, base))) in results.into_iter().zip(&bases).enumerate() {
-        let (ctx, exponent) = &keys[*key];
-        let expected = exp_in_domain(ctx, base, exponent, exponent_bits, schedule).unwrap().result;
-        let result = result.unwrap();
-        assert_eq!(result.limbs, expected.limbs(), "lane {lane}");
-        assert_eq!(result.cycles, (multiplications * shape.deep_cycles()) as u64, "lane {lane}: cycles");
+    let period = shape.deep_path_cycles(schedule_cost(schedule, exponent_bits).unwrap().0) as u64;
+    let terms = sim.run(&paths, period + 8 * lanes as u64).unwrap();
+    for (i, (case, c)) in cases.iter().zip(&ciphertexts).enumerate() {
+        let trace = hw.decrypt_trace(c).unwrap();
+        let (p, q) = (terms[2 * i].as_ref().unwrap(), terms[2 * i + 1].as_ref().unwrap());
+        let (term_p, term_q) = (from_limbs(p.limbs.iter().copied()), from_limbs(q.limbs.iter().copied()));
+        assert_eq!((&term_p, &term_q), (&trace.p.term, &trace.q.term), "case {i}: the terms");
+        let want: BigUint = case["raw_plaintext"].as_str().unwrap().parse().unwrap();
+        assert_eq!((term_p + term_q) % hw.classic().n(), want, "case {i}: the plaintext");
+        assert_eq!((p.cycles, q.cycles), (period, period), "case {i}: cycles");
     }
 }

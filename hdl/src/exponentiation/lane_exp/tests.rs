@@ -1,8 +1,12 @@
 use super::*;
+use crate::host::{base_loads, decryption_key_loads, KeyLoad};
+use crate::limbs::from_limbs;
 use crate::testing::{schedule_products, simulate};
-use ecrt_golden::hw::{exp_in_domain, DomainMultiplier, FoldContext, FoldValue, Schedule};
-use ecrt_golden::prime::random_odd;
+use ecrt_golden::hw::{FoldEcrtKey, FoldValue, PrimePathTrace, Schedule};
+use ecrt_golden::prime::random_prime;
 use num_bigint::{BigUint, RandBigInt};
+use num_integer::Integer;
+use num_traits::One;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
@@ -19,6 +23,14 @@ fn drive<const N: usize>(ports: &mut [Signal<In, Bits<N>>], limbs: &[u64]) {
     }
 }
 
+/// Every multiplication of one prime's path in the order a lane performs them.
+fn path_products(path: &PrimePathTrace<FoldValue>) -> Vec<BigUint> {
+    let mut products = vec![path.c_redc.clone(), path.c_mont.value()];
+    products.extend(schedule_products(&path.exp.states));
+    products.extend([path.x.clone(), path.l.clone(), path.term.clone()]);
+    products
+}
+
 /// What a cycle shows.
 struct Cycle {
     lane: usize,
@@ -28,106 +40,101 @@ struct Cycle {
     result: Vec<u64>,
 }
 
-/// Every lane exponentiates (two keys, alternating), twice in a row: each lane's every product
-/// equals the golden model's schedule in order, its result too, limb for limb, and it is done
-/// exactly one multiplication's cycles per multiplication of the schedule after its start.
+/// A random ciphertext coprime to n.
+fn ciphertext(hw: &FoldEcrtKey, rng: &mut StdRng) -> BigUint {
+    loop {
+        let c = rng.gen_biguint_below(hw.classic().n_squared());
+        if c.gcd(hw.classic().n()).is_one() {
+            break c;
+        }
+    }
+}
+
+/// A small key's two primes in every lane (lane l: prime l mod 2 of ciphertext l / 2), twice in a
+/// row: each lane's every product equals the golden model's path in order, its term too, in
+/// exactly `deep_path_cycles`.
 #[test]
-fn every_lane_matches_the_golden_schedule() {
-    let mut rng = StdRng::seed_from_u64(41);
-    for (modulus_bits, k, exponent_bits, window_bits) in
-        [(30usize, 1usize, 12usize, 3usize), (40, 2, 11, 2), (45, 3, 14, 4)]
-    {
-        let shape = FoldShape::new(modulus_bits, k).unwrap();
-        let lanes = shape.deep_lanes();
+fn every_lane_runs_its_primes_path_as_the_golden_model() {
+    let mut rng = StdRng::seed_from_u64(43);
+    for (key_bits, k, window_bits) in [(64usize, 1usize, 3usize), (64, 2, 2), (80, 3, 4)] {
         let schedule = Schedule::FixedWindow { window_bits: window_bits as u32 };
-        let windows = exponent_bits.div_ceil(window_bits);
-        let top_shift = (windows - 1) * window_bits;
-        let top_ones = (BigUint::from(1u32) << exponent_bits) - (BigUint::from(1u32) << top_shift);
-        // Key 0's top window is all ones (acc = the table's last entry, bypassed as it is
-        // written when the window is full), key 1's is 0 (acc = the key's 1).
-        let keys: Vec<(FoldContext, BigUint)> = (0..2)
-            .map(|key| {
-                let ctx = FoldContext::with_width(&random_odd(modulus_bits as u64, &mut rng), modulus_bits, k).unwrap();
-                let low = rng.gen_biguint_below(&(BigUint::from(1u32) << top_shift));
-                (ctx, if key == 0 { low | &top_ones } else { low })
-            })
-            .collect();
-        let window_values: Vec<Vec<u64>> = keys
-            .iter()
-            .map(|(_, e)| {
-                (0..windows)
-                    .map(|i| ((e >> ((windows - 1 - i) * window_bits)) % (1u64 << window_bits)).try_into().unwrap())
+        let p = random_prime(key_bits as u64 / 2, &mut rng);
+        let q = loop {
+            let q = random_prime(key_bits as u64 / 2, &mut rng);
+            if q != p {
+                break q;
+            }
+        };
+        let hw = FoldEcrtKey::new(&p, &q, k, schedule).unwrap();
+        let shape = *hw.fold_p().shape();
+        let (lanes, digits, l) = (shape.deep_lanes(), hw.classic().digits(), shape.operand_limbs);
+        // Two rounds of a path a lane; the first round's first ciphertext is n² − 1.
+        let ciphertexts: Vec<Vec<BigUint>> = (0..2)
+            .map(|round| {
+                (0..lanes.div_ceil(2))
+                    .map(|i| if round + i == 0 { hw.classic().n_squared() - 1u32 } else { ciphertext(&hw, &mut rng) })
                     .collect()
             })
             .collect();
-        // Two rounds of one exponentiation a lane.
-        let jobs: Vec<Vec<(usize, FoldValue)>> = (0..2)
+        let expected: Vec<Vec<(Vec<BigUint>, BigUint)>> = ciphertexts
+            .iter()
             .map(|round| {
                 (0..lanes)
                     .map(|lane| {
-                        let key = (lane + round) % 2;
-                        let ctx = &keys[key].0;
-                        (key, ctx.exact(&rng.gen_biguint_below(ctx.bound())))
+                        let trace = hw.decrypt_trace(&round[lane / 2]).unwrap();
+                        let path = if lane % 2 == 0 { &trace.p } else { &trace.q };
+                        (path_products(path), path.term.clone())
                     })
                     .collect()
             })
             .collect();
-        let expected: Vec<Vec<(Vec<BigUint>, FoldValue)>> = jobs
+        let cipher_limbs: Vec<Vec<(Vec<u64>, Vec<u64>)>> = ciphertexts
             .iter()
             .map(|round| {
                 round
                     .iter()
-                    .map(|(key, base)| {
-                        let (ctx, e) = &keys[*key];
-                        let trace = exp_in_domain(ctx, base, e, exponent_bits, schedule).unwrap();
-                        (schedule_products(&trace.states), trace.result)
+                    .map(|c| {
+                        let limbs: Vec<u64> = base_loads(c, digits).iter().map(|load| load.1).collect();
+                        assert!(limbs[2 * l..].iter().all(|&limb| limb == 0));
+                        (limbs[..l].to_vec(), limbs[l..2 * l].to_vec())
                     })
                     .collect()
             })
             .collect();
-        let multiplications = expected[0][0].0.len();
-        let period = multiplications * shape.deep_cycles();
-        let loading = 2 + 2 * windows;
-        let cycles = loading + 2 * period + 4 * lanes;
+        let exp_multiplications = expected[0][0].0.len() - 5;
+        let period = shape.deep_path_cycles(exp_multiplications);
+        let key_loads: Vec<KeyLoad> = decryption_key_loads(&hw, window_bits);
+        let cycles = key_loads.len() + 2 * period + 4 * lanes;
 
-        let (key_data, jobs_in) = (
-            keys.iter().map(|(c, _)| (c.m_hat().to_vec(), c.one().limbs().to_vec())).collect::<Vec<_>>(),
-            jobs.clone(),
-        );
         let mut started = vec![0usize; lanes];
         let mut pending: Vec<Option<(usize, usize)>> = vec![None; 4];
+        let loading = key_loads.len();
         let trace: Vec<Cycle> =
-            simulate(LaneExp::new(&shape, exponent_bits, window_bits), cycles, move |uut, cycle| {
+            simulate(LaneExp::new(&shape, hw.classic().exp_bits(), window_bits), cycles, move |uut, cycle| {
                 let lane = uut.lane.val().to_u64() as usize;
-                uut.key_write.next = false;
-                uut.window_write.next = false;
+                uut.key_load.next = false;
                 uut.start.next = false;
-                if cycle < 2 {
-                    uut.key_write.next = true;
-                    uut.key_select.next = cycle == 1;
-                    drive(&mut uut.key_m_hat, &key_data[cycle].0);
-                    drive(&mut uut.key_one, &key_data[cycle].1);
-                } else if cycle < loading {
-                    let (key, index) = ((cycle - 2) / windows, (cycle - 2) % windows);
-                    uut.window_write.next = true;
-                    uut.key_select.next = key == 1;
-                    uut.window_index.next = (index as u64).into();
-                    uut.window_value.next = window_values[key][index].into();
-                } else {
+                if let Some(&(slot, target, data)) = key_loads.get(cycle) {
+                    uut.key_load.next = true;
+                    uut.key_load_slot.next = slot;
+                    uut.key_load_target.next = target.into();
+                    uut.key_load_data.next = data.into();
+                } else if cycle > loading {
                     // The lane deciding now loads three cycles later.
                     let deciding = (lane + 3) % lanes;
-                    if uut.can_start.val() && started[deciding] < jobs_in.len() {
-                        let (key, _) = jobs_in[started[deciding]][deciding];
+                    if uut.can_start.val() && started[deciding] < cipher_limbs.len() {
                         uut.start.next = true;
-                        uut.start_key.next = key == 1;
+                        uut.start_prime.next = deciding % 2 == 1;
                         pending[cycle % 4] = Some((deciding, started[deciding]));
                         started[deciding] += 1;
                     }
                 }
-                // A start three cycles ago: its base now.
+                // A start three cycles ago: its ciphertext now.
                 let loaded = pending[(cycle + 1) % 4].take().map(|(l, round)| {
                     assert_eq!(l, lane, "the started lane loads three cycles later");
-                    drive(&mut uut.base_in, jobs_in[round][l].1.limbs());
+                    let (low, high) = &cipher_limbs[round][l / 2];
+                    drive(&mut uut.cipher_low, low);
+                    drive(&mut uut.cipher_high, high);
                 });
                 Cycle {
                     lane,
@@ -139,24 +146,25 @@ fn every_lane_matches_the_golden_schedule() {
             });
 
         for lane in 0..lanes {
-            let products: Vec<(usize, &Cycle)> =
-                trace.iter().enumerate().filter(|(_, c)| c.lane == lane && c.mul_done).collect();
-            let dones: Vec<usize> =
-                trace.iter().enumerate().filter(|(_, c)| c.lane == lane && c.done).map(|(i, _)| i).collect();
-            let loads: Vec<usize> =
-                trace.iter().enumerate().filter(|(_, c)| c.lane == lane && c.loaded).map(|(i, _)| i).collect();
-            assert_eq!(dones.len(), 2, "k = {k}, lane {lane}: two exponentiations done");
+            let of_lane = |f: fn(&Cycle) -> bool| -> Vec<usize> {
+                trace.iter().enumerate().filter(|(_, c)| c.lane == lane && f(c)).map(|(i, _)| i).collect()
+            };
+            let (products, dones, loads) = (of_lane(|c| c.mul_done), of_lane(|c| c.done), of_lane(|c| c.loaded));
+            assert_eq!(dones.len(), 2, "k = {k}, lane {lane}: two paths done");
             for (round, round_expected) in expected.iter().enumerate() {
-                let (golden, result) = &round_expected[lane];
+                let (golden, term) = &round_expected[lane];
                 let got = &products[round * golden.len()..(round + 1) * golden.len()];
-                for (i, ((_, cycle), want)) in got.iter().zip(golden).enumerate() {
-                    let value = cycle.result.iter().rev().fold(BigUint::default(), |acc, &l| (acc << 17) + l);
-                    assert_eq!(&value, want, "k = {k}, lane {lane}, round {round}: product {i}");
+                for (i, (&at, want)) in got.iter().zip(golden).enumerate() {
+                    assert_eq!(
+                        &from_limbs(trace[at].result.iter().copied()),
+                        want,
+                        "k = {k}, lane {lane}, round {round}: product {i}"
+                    );
                 }
-                let (at, last) = got.last().unwrap();
-                assert_eq!(*at, dones[round], "k = {k}, lane {lane}, round {round}: done with the last product");
-                assert_eq!(last.result, result.limbs(), "k = {k}, lane {lane}, round {round}: result");
-                assert_eq!(*at - loads[round], period, "k = {k}, lane {lane}, round {round}: cycles");
+                let at = *got.last().unwrap();
+                assert_eq!(at, dones[round], "k = {k}, lane {lane}, round {round}: done with the term");
+                assert_eq!(&from_limbs(trace[at].result.iter().copied()), term);
+                assert_eq!(at - loads[round], period, "k = {k}, lane {lane}, round {round}: cycles");
             }
         }
     }
