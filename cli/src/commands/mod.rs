@@ -11,7 +11,7 @@ mod serve;
 mod status;
 
 use clap::{Parser, Subcommand};
-use ecrt_lab::{bench, estimate, explore, modexp_bench, multiplier_bench};
+use ecrt_lab::{bench, estimate, explore, lanes_bench, modexp_bench, multiplier_bench};
 use std::process::ExitCode;
 
 /// Some items of a batch failed; the others were processed and written.
@@ -41,6 +41,7 @@ enum Command {
     Rtl(rtl::Args),
     BenchModexp(modexp_bench::Args),
     BenchMultiplier(multiplier_bench::Args),
+    BenchLanes(lanes_bench::Args),
     Estimate(estimate::Args),
     Explore(explore::Args),
     Emulate(emulate::Args),
@@ -58,6 +59,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rtl(args) => rtl::run(args),
         Command::BenchModexp(args) => modexp_bench::run(args),
         Command::BenchMultiplier(args) => multiplier_bench::run(args),
+        Command::BenchLanes(args) => lanes_bench::run(args),
         Command::Estimate(args) => estimate::run(args),
         Command::Explore(args) => explore::run(args),
         Command::Emulate(args) => emulate::run(args),

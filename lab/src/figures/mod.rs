@@ -50,6 +50,8 @@ pub enum Kind {
     ModExp,
     /// `ecrt bench-multiplier`: the multipliers alone, side by side.
     Multiplier,
+    /// `ecrt bench-lanes`: the decryption paths in the deep loop's lanes.
+    Lanes,
     /// `ecrt explore`: a sweep of configurations, projected for one chip.
     Explore,
     /// `ecrt bench --backend xdma`: the host's overhead.
@@ -63,12 +65,13 @@ pub enum Kind {
 }
 
 impl Kind {
-    const ALL: [Kind; 9] = [
+    const ALL: [Kind; 10] = [
         Kind::Accelerator,
         Kind::Explore,
         Kind::Estimate,
         Kind::ModExp,
         Kind::Multiplier,
+        Kind::Lanes,
         Kind::Host,
         Kind::Cpu,
         Kind::Python,
@@ -82,6 +85,7 @@ impl Kind {
             Kind::Estimate => "estimate",
             Kind::ModExp => "bench-modexp",
             Kind::Multiplier => "bench-multiplier",
+            Kind::Lanes => "bench-lanes",
             Kind::Explore => "explore",
             Kind::Host => "bench-xdma",
             Kind::Cpu => "bench-cpu",
@@ -106,6 +110,7 @@ impl Kind {
             Some("cpu") => Some(Kind::Cpu),
             _ if report.get("multiplications_per_exponentiation").is_some() => Some(Kind::ModExp),
             _ if report.get("multipliers").is_some() => Some(Kind::Multiplier),
+            _ if report.get("cycles_per_path").is_some() => Some(Kind::Lanes),
             _ if report["tool"] == crate::explore::TOOL => Some(Kind::Explore),
             _ if report["tool"] == crate::python_bench::TOOL => Some(Kind::Python),
             _ if report["tool"] == crate::python_bench::FATE_TOOL => Some(Kind::Fate),
@@ -120,6 +125,7 @@ impl Kind {
             Kind::Estimate => "Resources",
             Kind::ModExp => "The exponentiation unit",
             Kind::Multiplier => "The Montgomery multipliers",
+            Kind::Lanes => "Decryption paths in the deep loop's lanes",
             Kind::Explore => "The configuration space",
             Kind::Host => "Host overhead",
             Kind::Cpu => "The CPU backend against phe",
@@ -147,6 +153,14 @@ impl Kind {
                  resources and the logic delay of each (flattened at 512 bits); DSP-cycles of one multiplication \
                  (two are in flight) against the schoolbook bound. Records made while a separate classic \
                  digit-serial multiplier ran the exact-quotient operations (2·S + 2 cycles) show it too."
+            }
+            Kind::Lanes => {
+                "`ecrt bench-lanes`: the deep-loop multiplier with k + 3 lanes, each running one prime's \
+                 decryption path of a ciphertext (not yet the accelerator's engine), in Verilator: every \
+                 lane's eCRT term checked against the golden model and the two terms' sum against the \
+                 plaintext, cycles exact; Yosys resources and fanout at full width, the logic delay flattened \
+                 at 512 bits; and what one xc7vx690t filled with such engines would give at the design's \
+                 clocks. The engine lacks a core's ciphertext intake and final correction (small beside it)."
             }
             Kind::Explore => {
                 "`ecrt explore`: each configuration's cycles from its exact formulas (checked against Verilator), \
@@ -357,6 +371,7 @@ mod tests {
         assert_eq!(Kind::of_report(&serde_json::json!({"tool": "python -m ecrt.bench --fate"})), Some(Kind::Fate));
         assert_eq!(Kind::of_report(&serde_json::json!({"multiplications_per_exponentiation": 1})), Some(Kind::ModExp));
         assert_eq!(Kind::of_report(&serde_json::json!({"multipliers": []})), Some(Kind::Multiplier));
+        assert_eq!(Kind::of_report(&serde_json::json!({"cycles_per_path": 1})), Some(Kind::Lanes));
         assert_eq!(Kind::of_report(&serde_json::json!({"verilog_sha256": "ab"})), Some(Kind::Estimate));
         assert_eq!(Kind::of_report(&serde_json::json!({"tool": "ecrt explore", "points": []})), Some(Kind::Explore));
         assert_eq!(Kind::of_report(&serde_json::json!({"x": 1})), None);

@@ -7,6 +7,7 @@ use crate::bench::host::HostReport;
 use crate::bench::sim::SimReport;
 use crate::estimate::EstimateReport;
 use crate::explore::ExploreReport;
+use crate::lanes_bench::LanesReport;
 use crate::modexp_bench::ModExpReport;
 use crate::multiplier_bench::MultiplierReport;
 use crate::python_bench::{FateReport, PythonReport};
@@ -27,6 +28,7 @@ pub enum Report {
     Estimate(EstimateReport),
     ModExp(ModExpReport),
     Multiplier(MultiplierReport),
+    Lanes(LanesReport),
     Explore(ExploreReport),
     Host(HostReport),
     Cpu(CpuReport),
@@ -45,6 +47,7 @@ impl Report {
             Kind::Estimate => as_(value, Report::Estimate),
             Kind::ModExp => as_(value, Report::ModExp),
             Kind::Multiplier => as_(value, Report::Multiplier),
+            Kind::Lanes => as_(value, Report::Lanes),
             Kind::Explore => as_(value, Report::Explore),
             Kind::Host => as_(value, Report::Host),
             Kind::Cpu => as_(value, Report::Cpu),
@@ -60,6 +63,7 @@ impl Report {
             Report::Estimate(_) => Kind::Estimate,
             Report::ModExp(_) => Kind::ModExp,
             Report::Multiplier(_) => Kind::Multiplier,
+            Report::Lanes(_) => Kind::Lanes,
             Report::Explore(_) => Kind::Explore,
             Report::Host(_) => Kind::Host,
             Report::Cpu(_) => Kind::Cpu,
@@ -78,6 +82,7 @@ impl Report {
             Report::Estimate(r) => lo(&r.config.read().key_bits),
             Report::ModExp(r) => lo(&r.config.read().key_bits),
             Report::Multiplier(r) => Some(r.key_bits as u64),
+            Report::Lanes(r) => Some(r.key_bits as u64),
             Report::Explore(r) => r.points.first().map(|p| p.config.key_bits as u64),
             Report::Host(r) => lo(&r.key_bits),
             Report::Cpu(r) => lo(&r.key_bits),

@@ -6,10 +6,12 @@ use crate::bench::cpu::CpuReport;
 use crate::bench::host::HostReport;
 use crate::bench::sim::SimReport;
 use crate::chip::{
-    schoolbook_bound_per_decryption, MESA_CYCLES, PROJECTION_PART, REFERENCE_MHZ, TARGET_THROUGHPUT, UTILISATION,
+    schoolbook_bound_per_decryption, MESA_CYCLES, PROJECTION_PART, REFERENCE_MHZ, TARGET_THROUGHPUT,
+    TARGET_THROUGHPUT_PLAUSIBLE_CLOCK, UTILISATION,
 };
 use crate::estimate::EstimateReport;
 use crate::explore::ExploreReport;
+use crate::lanes_bench::LanesReport;
 use crate::modexp_bench::ModExpReport;
 use crate::multiplier_bench::MultiplierReport;
 use crate::point::Point;
@@ -44,6 +46,7 @@ pub(super) fn rows(r: &Record) -> Vec<Row> {
         Report::Estimate(r) => estimate_rows(r),
         Report::ModExp(r) => modexp_rows(r),
         Report::Multiplier(r) => multiplier_rows(r),
+        Report::Lanes(r) => lanes_rows(r),
         Report::Explore(r) => explore_rows(r),
         Report::Host(r) => host_rows(r),
         Report::Cpu(r) => cpu_rows(r),
@@ -384,6 +387,82 @@ fn multiplier_rows(r: &MultiplierReport) -> Vec<Row> {
             parts.push(format!("nets of at most {register} loads from a register, {logic} from logic"));
         }
         rows.push(row(&name, parts.join("; ")));
+    }
+    rows
+}
+
+fn lanes_rows(r: &LanesReport) -> Vec<Row> {
+    // Targets only for 2048-bit keys: "≤ goal" or "≥ goal", met or by how much missed.
+    let target = |figure: &str, value: String, v: Val, goal: f64, at_most: bool| {
+        let text = if r.key_bits != 2048 {
+            String::new()
+        } else {
+            format!("{} {}: {}", if at_most { "≤" } else { "≥" }, int(Val::one(goal)), against(v, goal, at_most))
+        };
+        with_target(figure, value, text)
+    };
+    let mut rows = vec![
+        row(
+            "configuration",
+            format!(
+                "{}-bit key, k = {} ({} steps), windows of {} bits",
+                r.key_bits, r.digits_per_step, r.shape.steps, r.window_bits
+            ),
+        ),
+        row("lanes; decryptions in flight", format!("{}; {}", r.lanes, r.decryptions_in_flight)),
+        row("cycles per folding multiplication", int(Val::of(&r.cycles_per_fold_multiplication))),
+        row("multiplications per path", int(Val::of(&r.multiplications_per_path))),
+        row("cycles per path (a decryption's latency but the correction)", int(Val::of(&r.cycles_per_path))),
+        row("cycles per decryption, every lane busy", int(Val::of(&r.cycles_per_decryption_steady_state))),
+        row("decryptions checked", r.decryptions_checked.to_string()),
+        row("simulated cycles per second (Verilator)", int(Val::of(&r.simulated_cycles_per_s))),
+    ];
+    if let (Some(dsp), Some(lut), Some(ff), Some(bram)) = (val(&r.dsp48e1), val(&r.lut), val(&r.ff), val(&r.bram36)) {
+        rows.push(row(
+            "DSP48E1 / LUT / FF / LUTRAM / BRAM36 (Yosys estimate)",
+            format!("{} / {} / {} / {} / {}", int(dsp), int(lut), int(ff), r.lutram.unwrap_or(0), dec(bram, 1)),
+        ));
+    }
+    if let (Some(dsp_cycles), Some(ratio)) = (val(&r.dsp_cycles_per_decryption), val(&r.ratio_to_schoolbook_bound)) {
+        rows.push(row("DSP-cycles per decryption", format!("{} ({}× the bound)", int(dsp_cycles), dec(ratio, 2))));
+    }
+    if let (Some(register), Some(logic)) = (r.max_fanout, r.max_logic_fanout) {
+        let v = Val::one(register as f64);
+        rows.push(target(
+            "highest fanout of a register or DSP, full width",
+            format!("{register} loads (from logic: {logic})"),
+            v,
+            TARGET_MAX_FANOUT,
+            true,
+        ));
+    }
+    if let (Some(delay), Some(path)) = (val(&r.logic_delay_ns), &r.critical_path_summary) {
+        rows.push(row("longest register-to-register path, logic only", format!("{} ns: {path}", dec(delay, 2))));
+    }
+    if let (Some(engines), Some(limit)) = (r.engines_per_chip, &r.chip_limited_by) {
+        rows.push(row("engines per xc7vx690t within 80 % of every resource", format!("{engines} ({limit})")));
+    }
+    if let (Some(conservative), Some(plausible)) = (val(&r.conservative_clock_mhz), val(&r.plausible_clock_mhz)) {
+        let capped = r.clock_capped_by.as_ref().map_or(String::new(), |c| format!(", capped by {c}"));
+        rows.push(row(
+            "clocks: conservative, plausible",
+            format!("{} MHz, {} MHz{capped}", dec(conservative, 0), dec(plausible, 0)),
+        ));
+    }
+    if let Some(v) = val(&r.latency_us_plausible_clock) {
+        rows.push(target("latency at the plausible clock, µs", dec(v, 0), v, MESA_CYCLES / REFERENCE_MHZ, true));
+    }
+    if let Some(v) = val(&r.chip_decryptions_per_s_plausible_clock) {
+        rows.push(target(
+            "one chip at the plausible clock, decryptions/s",
+            int(v),
+            v,
+            TARGET_THROUGHPUT_PLAUSIBLE_CLOCK,
+            false,
+        ));
+    }
+    if let Some(v) = val(&r.chip_decryptions_per_s_conservative_clock) {
+        rows.push(row("one chip at the conservative clock, decryptions/s", int(v)));
     }
     rows
 }
