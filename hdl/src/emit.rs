@@ -4,10 +4,11 @@
 //!
 //! [`emit`] gives the whole accelerator ([`Accelerator`]); [`emit_modexp`] the exponentiation unit
 //! alone, [`emit_fold_mul`] the multiplier alone, [`emit_deep_mul`] the deep-loop multiplier
-//! alone and [`emit_lane_exp`] the exponentiation in its lanes, for their own tests and
-//! benchmarks.
+//! alone, [`emit_lane_exp`] the decryption paths in its lanes and [`emit_deep_core`] a decryption
+//! core on them, for their own tests and benchmarks.
 
 use crate::config::{AcceleratorConfig, ConfigError};
+use crate::decryption::deep_core::DeepCore;
 use crate::exponentiation::lane_exp::LaneExp;
 use crate::exponentiation::modexp::ModExp;
 use crate::interface::{REGISTERS, VERSION_MAJOR, VERSION_MINOR};
@@ -150,12 +151,23 @@ pub fn emit_deep_mul(shape: &FoldShape) -> String {
     })
 }
 
-/// Generates the exponentiation in the deep-loop multiplier's lanes alone (exponents of
+/// Generates the decryption paths in the deep-loop multiplier's lanes alone (exponents of
 /// `exponent_bits` bits in windows of `window_bits`): the Verilog, top module `top`.
 pub fn emit_lane_exp(shape: &FoldShape, exponent_bits: usize, window_bits: usize) -> String {
     let shape = *shape;
     generate(move || {
         let mut uut = LaneExp::new(&shape, exponent_bits, window_bits);
+        uut.connect_all();
+        generate_verilog(&uut)
+    })
+}
+
+/// Generates a decryption core on the deep loop's lanes alone (exponents of `exponent_bits` bits
+/// in windows of `window_bits`): the Verilog, top module `top`.
+pub fn emit_deep_core(shape: &FoldShape, exponent_bits: usize, window_bits: usize) -> String {
+    let shape = *shape;
+    generate(move || {
+        let mut uut = DeepCore::new(&shape, exponent_bits, window_bits);
         uut.connect_all();
         generate_verilog(&uut)
     })

@@ -37,6 +37,7 @@ testing::clocked!(
     exponentiation::lane_exp::LaneExp,
     decryption::correction::Correction,
     decryption::decrypt_core::DecryptCore,
+    decryption::deep_core::DeepCore,
     shell::registers::Registers,
     shell::stream_in::StreamIn,
     shell::stream_out::StreamOut,

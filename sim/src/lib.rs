@@ -33,6 +33,7 @@
 
 pub mod accelerator;
 mod cache;
+pub mod deep_core;
 pub mod deep_mul;
 pub mod error;
 pub mod estimate;

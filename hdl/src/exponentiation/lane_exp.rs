@@ -91,6 +91,8 @@ pub struct LaneExp {
     pub cipher_high: Vec<Signal<In, Bits<X_BITS>>>,
     /// The lane at its load phase now.
     pub lane: Signal<Out, Bits<LANE_BITS>>,
+    /// The lane `can_start` is about: it reaches its load phase in three cycles.
+    pub deciding_lane: Signal<Out, Bits<LANE_BITS>>,
     /// `lane`'s path is done: `result` is its prime's eCRT term (< n), in this cycle only.
     pub done: Signal<Out, bool>,
     /// The multiplier's result: `done`'s, when it says so.
@@ -107,6 +109,8 @@ pub struct LaneExp {
     // (entries: R mod p², R³ mod p², t·R mod n).
     region: DFFWithInit<Bits<TABLE_ADDRESS_BITS>>,
     last_region: Constant<Bits<TABLE_ADDRESS_BITS>>,
+    deciding: DFFWithInit<Bits<LANE_BITS>>,
+    last_lane: Constant<Bits<LANE_BITS>>,
     p_region: Constant<Bits<TABLE_ADDRESS_BITS>>,
     q_region: Constant<Bits<TABLE_ADDRESS_BITS>>,
     key1_windows: Constant<Bits<WINDOW_ADDRESS_BITS>>,
@@ -166,8 +170,6 @@ pub struct LaneExp {
     decrement2: DFF<bool>,
     decrement3: DFF<bool>,
     n_prime_address1: DFF<Bits<MODULUS_ADDRESS_BITS>>,
-    n_prime_address2: DFF<Bits<MODULUS_ADDRESS_BITS>>,
-    n_prime_address3: DFF<Bits<MODULUS_ADDRESS_BITS>>,
     write1: DFF<bool>,
     write2: DFF<bool>,
     write3: DFF<bool>,
@@ -187,23 +189,34 @@ pub struct LaneExp {
     // The table, a RAM per limb, and its output registers.
     table: Vec<RAM<Bits<X_BITS>, TABLE_ADDRESS_BITS>>,
     table_out: Vec<DFF<Bits<X_BITS>>>,
-    // The moduli, a RAM per limb, and their output registers; N′ per (prime, kind).
+    // The moduli, a RAM per limb, and their output registers; N′ per (prime, kind), likewise.
     moduli: Vec<RAM<Bits<Y_BITS>, MODULUS_ADDRESS_BITS>>,
     moduli_out: Vec<DFF<Bits<Y_BITS>>>,
-    n_primes: Vec<DFF<Bits<Y_BITS>>>,
+    n_primes: RAM<Bits<Y_BITS>, MODULUS_ADDRESS_BITS>,
+    n_prime_out: DFF<Bits<Y_BITS>>,
     // The windows, at (prime, index).
     windows: RAM<Bits<WINDOW_VALUE_BITS>, WINDOW_ADDRESS_BITS>,
     window_address: Signal<Local, Bits<WINDOW_ADDRESS_BITS>>,
     window_address_r: DFF<Bits<WINDOW_ADDRESS_BITS>>,
     next_window: Signal<Local, Bits<WINDOW_INDEX_BITS>>,
-    // Key loads, registered: the load, its target, prime and data, its limb (or window) index
-    // within the target; whether there was one.
-    load_valid: DFF<bool>,
+    // Key loads: the last load's limb (or window) index within its target, its target and prime,
+    // whether there was one; each load decoded and registered, in copies per LIMBS_PER_COPY limbs
+    // of the memories it writes (a table or moduli write, its address, the limb's index, the
+    // data), and for N′ and the windows.
     load_index: DFF<Bits<WINDOW_INDEX_BITS>>,
     load_target: DFF<LoadTarget>,
     load_slot: DFF<bool>,
-    load_data: DFF<Bits<Y_BITS>>,
     loaded: DFF<bool>,
+    table_load: Replicas<bool>,
+    table_load_address: Replicas<Bits<TABLE_ADDRESS_BITS>>,
+    moduli_load: Replicas<bool>,
+    moduli_load_address: Replicas<Bits<MODULUS_ADDRESS_BITS>>,
+    load_index_copies: Replicas<Bits<WINDOW_INDEX_BITS>>,
+    load_data: Replicas<Bits<X_BITS>>,
+    n_prime_load: DFF<bool>,
+    n_prime_load_address: DFF<Bits<MODULUS_ADDRESS_BITS>>,
+    window_load: DFF<bool>,
+    load_n_prime: Signal<Local, bool>,
     index: Signal<Local, Bits<WINDOW_INDEX_BITS>>,
     load_table: Signal<Local, bool>,
     load_entry: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
@@ -211,9 +224,8 @@ pub struct LaneExp {
     load_modulus: Signal<Local, bool>,
     load_kind: Signal<Local, Bits<2>>,
     load_modulus_address: Signal<Local, Bits<MODULUS_ADDRESS_BITS>>,
-    // Each limb's and each (prime, kind)'s index, and q's half of the moduli's memory.
+    // Each limb's index, and q's half of the moduli's memory.
     limb_index: Vec<Constant<Bits<WINDOW_INDEX_BITS>>>,
-    modulus_index: Vec<Constant<Bits<MODULUS_ADDRESS_BITS>>>,
     second_prime_moduli: Constant<Bits<MODULUS_ADDRESS_BITS>>,
 }
 
@@ -240,6 +252,7 @@ impl LaneExp {
             cipher_low: many(operands),
             cipher_high: many(operands),
             lane: Default::default(),
+            deciding_lane: Default::default(),
             done: Default::default(),
             result: many(operands),
             mul_done: Default::default(),
@@ -251,6 +264,8 @@ impl LaneExp {
             // The multiplier's lane 0 is at its load phase first: lane 3 mod D decides then.
             region: DFFWithInit::new(region(3 % lanes)),
             last_region: Constant::new(region(lanes - 1)),
+            deciding: DFFWithInit::new(((3 % lanes) as u64).into()),
+            last_lane: Constant::new(((lanes - 1) as u64).into()),
             p_region: Constant::new(region(lanes)),
             q_region: Constant::new(region(lanes + 1)),
             key1_windows: Constant::new((1u64 << WINDOW_INDEX_BITS).into()),
@@ -303,8 +318,6 @@ impl LaneExp {
             decrement2: Default::default(),
             decrement3: Default::default(),
             n_prime_address1: Default::default(),
-            n_prime_address2: Default::default(),
-            n_prime_address3: Default::default(),
             write1: Default::default(),
             write2: Default::default(),
             write3: Default::default(),
@@ -325,16 +338,25 @@ impl LaneExp {
             table_out: many(operands),
             moduli: many(modulus),
             moduli_out: many(modulus),
-            n_primes: many(1 << MODULUS_ADDRESS_BITS),
+            n_primes: Default::default(),
+            n_prime_out: Default::default(),
             windows: Default::default(),
             window_address: Default::default(),
             window_address_r: Default::default(),
             next_window: Default::default(),
-            load_valid: Default::default(),
             load_index: Default::default(),
             load_target: Default::default(),
             load_slot: Default::default(),
-            load_data: Default::default(),
+            table_load: Replicas::new(copies(operands)),
+            table_load_address: Replicas::new(copies(operands)),
+            moduli_load: Replicas::new(copies(modulus)),
+            moduli_load_address: Replicas::new(copies(modulus)),
+            load_index_copies: Replicas::new(copies(operands)),
+            load_data: Replicas::new(copies(operands)),
+            n_prime_load: Default::default(),
+            n_prime_load_address: Default::default(),
+            window_load: Default::default(),
+            load_n_prime: Default::default(),
             loaded: Default::default(),
             index: Default::default(),
             load_table: Default::default(),
@@ -344,7 +366,6 @@ impl LaneExp {
             load_kind: Default::default(),
             load_modulus_address: Default::default(),
             limb_index: (0..operands.max(modulus)).map(|j| Constant::new((j as u64).into())).collect(),
-            modulus_index: (0..1 << MODULUS_ADDRESS_BITS).map(|i| Constant::new((i as u64).into())).collect(),
             second_prime_moduli: Constant::new(4u64.into()),
         }
     }
@@ -378,8 +399,6 @@ impl Logic for LaneExp {
             decrement2,
             decrement3,
             n_prime_address1,
-            n_prime_address2,
-            n_prime_address3,
             write1,
             write2,
             write3,
@@ -389,11 +408,13 @@ impl Logic for LaneExp {
             finish2,
             finish3,
             window_address_r,
-            load_valid,
             load_index,
             load_target,
             load_slot,
-            load_data,
+            n_prime_load,
+            n_prime_load_address,
+            window_load,
+            n_prime_out,
             loaded
         );
         clock!(
@@ -401,6 +422,7 @@ impl Logic for LaneExp {
             clock,
             mul,
             region,
+            deciding,
             a_table_copies,
             a_cipher_copies,
             b_result_copies,
@@ -408,7 +430,13 @@ impl Logic for LaneExp {
             b_unit_copies,
             read_copies,
             write_copies,
-            modulus_copies
+            modulus_copies,
+            table_load,
+            table_load_address,
+            moduli_load,
+            moduli_load_address,
+            load_index_copies,
+            load_data
         );
         for p in 0..self.ring_active.len() {
             self.ring_active[p].clock.next = self.clock.val();
@@ -430,17 +458,21 @@ impl Logic for LaneExp {
             self.moduli[i].write_clock.next = self.clock.val();
             self.moduli_out[i].clock.next = self.clock.val();
         }
-        for i in 0..self.n_primes.len() {
-            self.n_primes[i].clock.next = self.clock.val();
-        }
+        self.n_primes.read_clock.next = self.clock.val();
+        self.n_primes.write_clock.next = self.clock.val();
         self.windows.read_clock.next = self.clock.val();
         self.windows.write_clock.next = self.clock.val();
 
-        // The deciding lane's region.
+        // The deciding lane and its region.
         self.region.d.next = self.region.q.val() + self.entries.val();
         if self.region.q.val() == self.last_region.val() {
             self.region.d.next = 0.into();
         }
+        self.deciding.d.next = self.deciding.q.val() + 1;
+        if self.deciding.q.val() == self.last_lane.val() {
+            self.deciding.d.next = 0.into();
+        }
+        self.deciding_lane.next = self.deciding.q.val();
 
         // The ring turns; position 0 decides and writes the lane's next state to the top.
         for dn in (self.ring_active.len())..(self.ring_active.len() + 1) {
@@ -642,8 +674,6 @@ impl Logic for LaneExp {
         self.decrement3.d.next = self.decrement2.q.val();
         self.mul.decrement_in.next = self.decrement3.q.val();
         self.n_prime_address1.d.next = self.modulus_address.val();
-        self.n_prime_address2.d.next = self.n_prime_address1.q.val();
-        self.n_prime_address3.d.next = self.n_prime_address2.q.val();
         self.read_copies.d.next = self.read_address.val();
         self.modulus_copies.d.next = self.modulus_address.val();
         self.write1.d.next = self.write.val();
@@ -657,8 +687,9 @@ impl Logic for LaneExp {
         self.finish2.d.next = self.finish1.q.val();
         self.finish3.d.next = self.finish2.q.val();
 
-        // Key loads, registered with their limb index within the target (0 when the target or the
-        // prime changes).
+        // Key loads: each limb's index within its target (0 when the target or the prime changes)
+        // and where it goes, decoded from the load and registered, in copies per LIMBS_PER_COPY
+        // limbs of the memories they write.
         self.index.next = 0.into();
         if self.loaded.q.val()
             & (self.load_target.q.val() == self.key_load_target.val())
@@ -666,20 +697,18 @@ impl Logic for LaneExp {
         {
             self.index.next = self.load_index.q.val() + 1;
         }
-        self.load_valid.d.next = self.key_load.val();
         if self.key_load.val() {
             self.load_index.d.next = self.index.val();
             self.load_target.d.next = self.key_load_target.val();
             self.load_slot.d.next = self.key_load_slot.val();
-            self.load_data.d.next = self.key_load_data.val();
             self.loaded.d.next = true;
         }
-        // The registered load writes its limb (its index decoded from a register).
         self.load_table.next = false;
         self.load_entry.next = 0.into();
         self.load_modulus.next = false;
+        self.load_n_prime.next = false;
         self.load_kind.next = 0.into();
-        match self.load_target.q.val() {
+        match self.key_load_target.val() {
             LoadTarget::One => {
                 self.load_table.next = true;
             }
@@ -707,44 +736,45 @@ impl Logic for LaneExp {
                 self.load_kind.next = 3.into();
             }
             LoadTarget::NPrime => {
+                self.load_n_prime.next = true;
                 self.load_kind.next = 1.into();
             }
             LoadTarget::NPrimeDiv => {
+                self.load_n_prime.next = true;
                 self.load_kind.next = 2.into();
             }
             LoadTarget::NPrimeN => {
+                self.load_n_prime.next = true;
                 self.load_kind.next = 3.into();
             }
             _ => {}
         }
         self.load_table_address.next = self.p_region.val() | self.load_entry.val();
         self.load_modulus_address.next = bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val());
-        if self.load_slot.q.val() {
+        if self.key_load_slot.val() {
             self.load_table_address.next = self.q_region.val() | self.load_entry.val();
             self.load_modulus_address.next =
                 bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val()) | self.second_prime_moduli.val();
         }
-        for i in 0..self.n_primes.len() {
-            self.n_primes[i].d.next = self.n_primes[i].q.val();
-        }
-        if self.load_valid.q.val()
-            & ((self.load_target.q.val() == LoadTarget::NPrime)
-                | (self.load_target.q.val() == LoadTarget::NPrimeDiv)
-                | (self.load_target.q.val() == LoadTarget::NPrimeN))
-        {
-            for i in 0..self.n_primes.len() {
-                if self.load_modulus_address.val() == self.modulus_index[i].val() {
-                    self.n_primes[i].d.next = self.load_data.q.val();
-                }
-            }
-        }
+        self.table_load.d.next = self.key_load.val() & self.load_table.val();
+        self.table_load_address.d.next = self.load_table_address.val();
+        self.moduli_load.d.next = self.key_load.val() & self.load_modulus.val();
+        self.moduli_load_address.d.next = self.load_modulus_address.val();
+        self.load_index_copies.d.next = self.index.val();
+        self.load_data.d.next = bit_cast::<X_BITS, Y_BITS>(self.key_load_data.val());
+        self.n_prime_load.d.next = self.key_load.val() & self.load_n_prime.val();
+        self.n_prime_load_address.d.next = self.load_modulus_address.val();
+        self.window_load.d.next = self.key_load.val() & (self.key_load_target.val() == LoadTarget::Exponent);
+        self.n_primes.write_address.next = self.n_prime_load_address.q.val();
+        self.n_primes.write_data.next = self.load_data.q[0].val().get_bits::<Y_BITS>(0);
+        self.n_primes.write_enable.next = self.n_prime_load.q.val();
         self.windows.write_address.next = bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val());
         if self.load_slot.q.val() {
             self.windows.write_address.next =
                 bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val()) | self.key1_windows.val();
         }
-        self.windows.write_data.next = self.load_data.q.val().get_bits::<WINDOW_VALUE_BITS>(0);
-        self.windows.write_enable.next = self.load_valid.q.val() & (self.load_target.q.val() == LoadTarget::Exponent);
+        self.windows.write_data.next = self.load_data.q[0].val().get_bits::<WINDOW_VALUE_BITS>(0);
+        self.windows.write_enable.next = self.window_load.q.val();
 
         // The load phase: the operands, the modulus and N′, the table's write.
         for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
@@ -771,33 +801,28 @@ impl Logic for LaneExp {
                 self.table[j].write_address.next = self.write_copies.q[j / g].val();
                 self.table[j].write_data.next = self.mul.result[j].val();
                 self.table[j].write_enable.next = self.write3.q.val();
-                if self.load_valid.q.val() {
-                    self.table[j].write_address.next = self.load_table_address.val();
-                    self.table[j].write_data.next = bit_cast::<X_BITS, Y_BITS>(self.load_data.q.val());
-                    self.table[j].write_enable.next =
-                        self.load_table.val() & (self.load_index.q.val() == self.limb_index[j].val());
+                if self.table_load.q[j / g].val() {
+                    self.table[j].write_address.next = self.table_load_address.q[j / g].val();
+                    self.table[j].write_data.next = self.load_data.q[j / g].val();
+                    self.table[j].write_enable.next = self.load_index_copies.q[j / g].val() == self.limb_index[j].val();
                 }
             }
             for i in 0..self.moduli.len() {
                 self.moduli[i].read_address.next = self.modulus_copies.q[i / g].val();
                 self.moduli_out[i].d.next = self.moduli[i].read_data.val();
                 self.mul.m_hat_in[i].next = self.moduli_out[i].q.val();
-                self.moduli[i].write_address.next = self.load_modulus_address.val();
-                self.moduli[i].write_data.next = self.load_data.q.val();
-                self.moduli[i].write_enable.next = self.load_valid.q.val()
-                    & self.load_modulus.val()
-                    & (self.load_index.q.val() == self.limb_index[i].val());
+                self.moduli[i].write_address.next = self.moduli_load_address.q[i / g].val();
+                self.moduli[i].write_data.next = self.load_data.q[i / g].val().get_bits::<Y_BITS>(0);
+                self.moduli[i].write_enable.next = self.moduli_load.q[i / g].val()
+                    & (self.load_index_copies.q[i / g].val() == self.limb_index[i].val());
             }
         }
         if self.b_unit_copies.q[0].val() {
             self.mul.b_in[0].next = 1.into();
         }
-        self.mul.n_prime_in.next = 0.into();
-        for i in 0..self.n_primes.len() {
-            if self.n_prime_address3.q.val() == self.modulus_index[i].val() {
-                self.mul.n_prime_in.next = self.n_primes[i].q.val();
-            }
-        }
+        self.n_primes.read_address.next = self.n_prime_address1.q.val();
+        self.n_prime_out.d.next = self.n_primes.read_data.val();
+        self.mul.n_prime_in.next = self.n_prime_out.q.val();
 
         self.lane.next = self.mul.lane.val();
         self.mul_done.next = self.mul.done.val();

@@ -3,6 +3,7 @@
 
 mod accelerator;
 mod common;
+mod deep_core;
 mod deep_mul;
 mod estimate;
 mod estimate_methods;

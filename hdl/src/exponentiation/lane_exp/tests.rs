@@ -122,6 +122,7 @@ fn every_lane_runs_its_primes_path_as_the_golden_model() {
                 } else if cycle > loading {
                     // The lane deciding now loads three cycles later.
                     let deciding = (lane + 3) % lanes;
+                    assert_eq!(uut.deciding_lane.val().to_u64() as usize, deciding);
                     if uut.can_start.val() && started[deciding] < cipher_limbs.len() {
                         uut.start.next = true;
                         uut.start_prime.next = deciding % 2 == 1;

@@ -1,0 +1,356 @@
+//! A decryption core on the deep loop's lanes ([`LaneExp`]): the two-slot core's ports
+//! ([`super::decrypt_core::DecryptCore`]), with (k + 3)/2 decryptions in flight instead of one.
+//! Not yet in the accelerator.
+//!
+//! Lanes 2j and 2j + 1 are pair j: p's and q's path of one ciphertext. A job's ciphertext is
+//! shifted in as the two-slot core takes it; at `start` it waits for a free pair's first lane to
+//! decide, starts p's path there and q's in the next cycle, and both lanes read the ciphertext
+//! from the intake at their load phases, after which the intake is free for the next job. Each
+//! term is written to a RAM per limb at its lane's address as it shows; when both of a pair's are
+//! there, the pair waits for the correction, which reads them one after the other and sums,
+//! compares and hands the plaintext out limb by limb ([`Correction`]). A pair starts again only
+//! once the correction has read its terms, so a stalled output holds terms, not lanes' results.
+
+use crate::decryption::correction::Correction;
+use crate::decryption::decrypt_core::TAG_BITS;
+use crate::exponentiation::lane_exp::LaneExp;
+use crate::exponentiation::slot_control::LoadTarget;
+use crate::many;
+use crate::multiplier::deep_mul::LANE_BITS;
+use crate::multiplier::mul_add::{X_BITS, Y_BITS};
+use ecrt_golden::hw::FoldShape;
+use rust_hdl::prelude::*;
+
+/// What the correction is doing with a pair's terms.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum Collecting {
+    /// Waiting for a pair with both terms.
+    Idle,
+    /// p's term read; q's next.
+    ReadQ,
+    /// q's term is being captured.
+    Captured,
+    /// Both captured: start the correction.
+    Start,
+    /// The correction sums and hands out the plaintext.
+    Correcting,
+}
+
+/// A decryption core with its decryptions in the deep loop's lanes.
+#[derive(LogicBlock)]
+pub struct DeepCore {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// Write `key_load_data` into the next limb of `key_load_target` of path `key_load_slot`.
+    pub key_load: Signal<In, bool>,
+    /// The path a key load writes: false = p, true = q.
+    pub key_load_slot: Signal<In, bool>,
+    /// The register a key load writes.
+    pub key_load_target: Signal<In, LoadTarget>,
+    /// A key limb, constant or exponent window.
+    pub key_load_data: Signal<In, Bits<Y_BITS>>,
+    /// The intake is empty and a pair is free: accepts ciphertext limbs and a start.
+    pub ready: Signal<Out, bool>,
+    /// Shift `limb_in` into the intake (2·S limbs, least significant first; while ready).
+    pub limb_in_valid: Signal<In, bool>,
+    /// A ciphertext limb.
+    pub limb_in: Signal<In, Bits<Y_BITS>>,
+    /// Begin decrypting the shifted-in ciphertext (while ready, at least a cycle after its last
+    /// limb); `tag_in` is kept with it.
+    pub start: Signal<In, bool>,
+    /// The job's tag.
+    pub tag_in: Signal<In, Bits<TAG_BITS>>,
+    /// A plaintext waits: `result_tag`, and `result_limb`, its lowest limb not yet taken.
+    pub result_valid: Signal<Out, bool>,
+    /// The tag of the waiting plaintext.
+    pub result_tag: Signal<Out, Bits<TAG_BITS>>,
+    /// A limb of the plaintext, exact, least significant first (S limbs, value < n).
+    pub result_limb: Signal<Out, Bits<Y_BITS>>,
+    /// Take `result_limb` (while `result_valid`).
+    pub result_take: Signal<In, bool>,
+    /// Decrypting or holding a result.
+    pub busy: Signal<Out, bool>,
+    engine: LaneExp,
+    correction: Correction,
+    // The intake (2·S limbs, shifted in from the top) and n (S limbs, from p's ModulusN loads).
+    intake: Vec<DFF<Bits<X_BITS>>>,
+    n: Vec<DFF<Bits<Y_BITS>>>,
+    // A started job waiting for a pair, its tag; q's start in the next cycle; cycles until q's
+    // lane has read the intake.
+    pending: DFF<bool>,
+    pending_tag: DFF<Bits<TAG_BITS>>,
+    start_q: DFF<bool>,
+    reading: DFF<Bits<3>>,
+    // Per pair: its job's tag, its lanes running, its terms waiting for the correction.
+    pair_tag: Vec<DFF<Bits<TAG_BITS>>>,
+    pair_running: Vec<DFF<bool>>,
+    pair_waiting: Vec<DFF<bool>>,
+    // Each pair's lanes: p's (2j), q's (2j + 1).
+    p_lane: Vec<Constant<Bits<LANE_BITS>>>,
+    q_lane: Vec<Constant<Bits<LANE_BITS>>>,
+    free_pair: Signal<Local, bool>,
+    // The terms, a RAM per limb at the lane's address; the correction's pair and state.
+    terms: Vec<RAM<Bits<X_BITS>, LANE_BITS>>,
+    collecting: DFF<Collecting>,
+    // The pair the correction reads: its p lane, and q's.
+    collected: DFF<Bits<LANE_BITS>>,
+    collected_q: DFF<Bits<LANE_BITS>>,
+    next_pair: Signal<Local, Bits<LANE_BITS>>,
+    next_pair_q: Signal<Local, Bits<LANE_BITS>>,
+    any_waiting: Signal<Local, bool>,
+    result_tag_r: DFF<Bits<TAG_BITS>>,
+    load_n: Signal<Local, bool>,
+}
+
+impl DeepCore {
+    /// A core for the moduli of `shape`'s folding multiplier (values of S = k·(m − 1) limbs),
+    /// exponents p − 1 of `exponent_bits` bits and windows of `window_bits` (2 to 6).
+    pub fn new(shape: &FoldShape, exponent_bits: usize, window_bits: usize) -> Self {
+        let (digits, pairs) = (shape.classic_digits(), shape.deep_lanes() / 2);
+        DeepCore {
+            clock: Default::default(),
+            key_load: Default::default(),
+            key_load_slot: Default::default(),
+            key_load_target: Default::default(),
+            key_load_data: Default::default(),
+            ready: Default::default(),
+            limb_in_valid: Default::default(),
+            limb_in: Default::default(),
+            start: Default::default(),
+            tag_in: Default::default(),
+            result_valid: Default::default(),
+            result_tag: Default::default(),
+            result_limb: Default::default(),
+            result_take: Default::default(),
+            busy: Default::default(),
+            engine: LaneExp::new(shape, exponent_bits, window_bits),
+            correction: Correction::new(digits),
+            intake: many(2 * digits),
+            n: many(digits),
+            pending: Default::default(),
+            pending_tag: Default::default(),
+            start_q: Default::default(),
+            reading: Default::default(),
+            pair_tag: many(pairs),
+            pair_running: many(pairs),
+            pair_waiting: many(pairs),
+            p_lane: (0..pairs).map(|j| Constant::new((2 * j as u64).into())).collect(),
+            q_lane: (0..pairs).map(|j| Constant::new((2 * j as u64 + 1).into())).collect(),
+            free_pair: Default::default(),
+            terms: many(shape.operand_limbs),
+            collecting: Default::default(),
+            collected: Default::default(),
+            collected_q: Default::default(),
+            next_pair: Default::default(),
+            next_pair_q: Default::default(),
+            any_waiting: Default::default(),
+            result_tag_r: Default::default(),
+            load_n: Default::default(),
+        }
+    }
+}
+
+impl Logic for DeepCore {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            pending,
+            pending_tag,
+            start_q,
+            reading,
+            collecting,
+            collected,
+            collected_q,
+            result_tag_r
+        );
+        clock!(self, clock, engine, correction);
+        for j in 0..self.intake.len() {
+            self.intake[j].clock.next = self.clock.val();
+            self.intake[j].d.next = self.intake[j].q.val();
+        }
+        for j in 0..self.n.len() {
+            self.n[j].clock.next = self.clock.val();
+            self.n[j].d.next = self.n[j].q.val();
+        }
+        for j in 0..self.pair_tag.len() {
+            self.pair_tag[j].clock.next = self.clock.val();
+            self.pair_running[j].clock.next = self.clock.val();
+            self.pair_waiting[j].clock.next = self.clock.val();
+            self.pair_tag[j].d.next = self.pair_tag[j].q.val();
+            self.pair_running[j].d.next = self.pair_running[j].q.val();
+            self.pair_waiting[j].d.next = self.pair_waiting[j].q.val();
+        }
+        for j in 0..self.terms.len() {
+            self.terms[j].read_clock.next = self.clock.val();
+            self.terms[j].write_clock.next = self.clock.val();
+        }
+
+        // Key loads go to the lanes; p's n to the correction's register.
+        self.engine.key_load.next = self.key_load.val();
+        self.engine.key_load_slot.next = self.key_load_slot.val();
+        self.engine.key_load_target.next = self.key_load_target.val();
+        self.engine.key_load_data.next = self.key_load_data.val();
+        self.load_n.next =
+            self.key_load.val() & !self.key_load_slot.val() & (self.key_load_target.val() == LoadTarget::ModulusN);
+        if self.load_n.val() {
+            for j in 0..(self.n.len() - 1) {
+                self.n[j].d.next = self.n[j + 1].q.val();
+            }
+            for j in (self.n.len() - 1)..self.n.len() {
+                self.n[j].d.next = self.key_load_data.val();
+            }
+        }
+
+        // The intake: a free pair, nothing pending, and the last job's lanes done reading it.
+        self.free_pair.next = false;
+        for j in 0..self.pair_running.len() {
+            if !self.pair_running[j].q.val() & !self.pair_waiting[j].q.val() {
+                self.free_pair.next = true;
+            }
+        }
+        self.ready.next = self.free_pair.val() & !self.pending.q.val() & !self.reading.q.val().any();
+        if self.limb_in_valid.val() & self.ready.val() {
+            for j in 0..(self.intake.len() - 1) {
+                self.intake[j].d.next = self.intake[j + 1].q.val();
+            }
+            for j in (self.intake.len() - 1)..self.intake.len() {
+                self.intake[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.limb_in.val());
+            }
+        }
+        if self.start.val() & self.ready.val() {
+            self.pending.d.next = true;
+            self.pending_tag.d.next = self.tag_in.val();
+        }
+        for ln in (self.terms.len())..(self.terms.len() + 1) {
+            for j in 0..self.terms.len() {
+                self.engine.cipher_low[j].next = self.intake[j].q.val();
+                self.engine.cipher_high[j].next = self.intake[ln + j].q.val();
+            }
+        }
+
+        // Starts: p's path at a free pair's first lane, q's in the next cycle.
+        self.engine.start.next = false;
+        self.engine.start_prime.next = false;
+        self.start_q.d.next = false;
+        if self.reading.q.val().any() {
+            self.reading.d.next = self.reading.q.val() - 1;
+        }
+        if self.start_q.q.val() {
+            self.engine.start.next = true;
+            self.engine.start_prime.next = true;
+        } else if self.pending.q.val() & self.engine.can_start.val() & !self.engine.deciding_lane.val().get_bit(0) {
+            for j in 0..self.pair_running.len() {
+                if (self.engine.deciding_lane.val() == self.p_lane[j].val())
+                    & !self.pair_running[j].q.val()
+                    & !self.pair_waiting[j].q.val()
+                {
+                    self.engine.start.next = true;
+                    self.start_q.d.next = true;
+                    self.reading.d.next = 4.into();
+                    self.pending.d.next = false;
+                    self.pair_running[j].d.next = true;
+                    self.pair_tag[j].d.next = self.pending_tag.q.val();
+                }
+            }
+        }
+
+        // Terms: written at their lane's address; q's completes the pair.
+        for j in 0..self.terms.len() {
+            self.terms[j].write_address.next = self.engine.lane.val();
+            self.terms[j].write_data.next = self.engine.result[j].val();
+            self.terms[j].write_enable.next = self.engine.done.val();
+        }
+        for j in 0..self.pair_running.len() {
+            if self.engine.done.val() & (self.engine.lane.val() == self.q_lane[j].val()) {
+                self.pair_running[j].d.next = false;
+                self.pair_waiting[j].d.next = true;
+            }
+        }
+
+        // The correction: the lowest waiting pair's terms, p's then q's, then the sum.
+        self.any_waiting.next = false;
+        self.next_pair.next = 0.into();
+        self.next_pair_q.next = 0.into();
+        for pn in (self.pair_waiting.len())..(self.pair_waiting.len() + 1) {
+            for j in 0..self.pair_waiting.len() {
+                if self.pair_waiting[pn - 1 - j].q.val() {
+                    self.any_waiting.next = true;
+                    self.next_pair.next = self.p_lane[pn - 1 - j].val();
+                    self.next_pair_q.next = self.q_lane[pn - 1 - j].val();
+                }
+            }
+        }
+        self.correction.capture_p_next.next = false;
+        self.correction.capture_q_next.next = false;
+        self.correction.start.next = false;
+        for j in 0..self.terms.len() {
+            self.terms[j].read_address.next = self.collected.q.val();
+        }
+        match self.collecting.q.val() {
+            Collecting::Idle => {
+                if self.any_waiting.val() & !self.correction.busy.val() {
+                    for j in 0..self.terms.len() {
+                        self.terms[j].read_address.next = self.next_pair.val();
+                    }
+                    self.correction.capture_p_next.next = true;
+                    self.collected.d.next = self.next_pair.val();
+                    self.collected_q.d.next = self.next_pair_q.val();
+                    self.collecting.d.next = Collecting::ReadQ;
+                }
+            }
+            Collecting::ReadQ => {
+                for j in 0..self.terms.len() {
+                    self.terms[j].read_address.next = self.collected_q.q.val();
+                }
+                self.correction.capture_q_next.next = true;
+                self.collecting.d.next = Collecting::Captured;
+            }
+            Collecting::Captured => {
+                self.collecting.d.next = Collecting::Start;
+            }
+            Collecting::Start => {
+                self.correction.start.next = true;
+                for j in 0..self.pair_waiting.len() {
+                    if self.collected.q.val() == self.p_lane[j].val() {
+                        self.pair_waiting[j].d.next = false;
+                        self.result_tag_r.d.next = self.pair_tag[j].q.val();
+                    }
+                }
+                self.collecting.d.next = Collecting::Correcting;
+            }
+            Collecting::Correcting => {
+                if !self.correction.busy.val() {
+                    self.collecting.d.next = Collecting::Idle;
+                }
+            }
+        }
+        for j in 0..self.correction.term.len() {
+            self.correction.term[j].next = 0.into();
+        }
+        for j in 0..self.terms.len() {
+            self.correction.term[j].next = self.terms[j].read_data.val();
+        }
+        for j in 0..self.n.len() {
+            self.correction.n[j].next = self.n[j].q.val();
+        }
+        self.correction.take.next = self.result_take.val();
+        self.result_valid.next = self.correction.valid.val();
+        self.result_limb.next = self.correction.limb.val();
+        self.result_tag.next = self.result_tag_r.q.val();
+
+        self.busy.next = self.pending.q.val()
+            | self.reading.q.val().any()
+            | (self.collecting.q.val() != Collecting::Idle)
+            | self.correction.busy.val();
+        for j in 0..self.pair_running.len() {
+            if self.pair_running[j].q.val() | self.pair_waiting[j].q.val() {
+                self.busy.next = true;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,48 @@
+//! A decryption core on the deep loop's lanes at full width in Verilator: a 2048-bit phe key, four
+//! phe vectors started whenever the core is ready (three in flight at k = 3, the fourth waiting
+//! for a pair), every plaintext phe's, every job the same cycles but for the wait for its pair.
+
+use ecrt_contract::host::{base_loads, decryption_key_loads};
+use ecrt_contract::limbs::from_limbs;
+use ecrt_golden::hw::{schedule_cost, FoldEcrtKey, Schedule};
+use ecrt_golden::phe_format::read_private_key;
+use ecrt_sim::deep_core::DeepCoreSim;
+use ecrt_sim::BuildOptions;
+use num_bigint::BigUint;
+use std::path::PathBuf;
+
+#[test]
+fn full_width_deep_core_decrypts_phe_vectors() {
+    let (k, window_bits) = (3, 5);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/vectors/phe-2048.json");
+    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let key = read_private_key(&file["private_key"].to_string()).unwrap();
+    let schedule = Schedule::FixedWindow { window_bits: window_bits as u32 };
+    let hw = FoldEcrtKey::new(key.p(), key.q(), k, schedule).unwrap();
+    let shape = *hw.fold_p().shape();
+    let (digits, lanes, exponent_bits) = (hw.classic().digits(), shape.deep_lanes(), hw.classic().exp_bits());
+    let mut sim =
+        DeepCoreSim::build(&shape, exponent_bits, window_bits, &BuildOptions { progress: true, ..Default::default() })
+            .unwrap();
+    sim.load_key(&decryption_key_loads(&hw, window_bits)).unwrap();
+    let cases: Vec<&serde_json::Value> = file["cases"].as_array().unwrap().iter().take(lanes / 2 + 1).collect();
+    let ciphertexts: Vec<Vec<u64>> = cases
+        .iter()
+        .map(|c| {
+            let c: BigUint = c["ciphertext"]["v"].as_str().unwrap().parse().unwrap();
+            base_loads(&c, digits).iter().map(|load| load.1).collect()
+        })
+        .collect();
+    let path_cycles = shape.deep_path_cycles(schedule_cost(schedule, exponent_bits).unwrap().0) as u64;
+    let results = sim.decrypt(&ciphertexts, 3 * path_cycles).unwrap();
+    for r in &results {
+        let want: BigUint = cases[r.tag as usize]["raw_plaintext"].as_str().unwrap().parse().unwrap();
+        assert_eq!(from_limbs(r.limbs.iter().copied()), want, "job {}", r.tag);
+    }
+    // Every job: its pair's paths, the correction, and fewer than k + 3 cycles of wait for its
+    // pair's first lane (the last started when a pair was free again).
+    let latencies: Vec<u64> = results.iter().map(|r| r.latency).collect();
+    let least = *latencies.iter().min().unwrap();
+    assert!(least > path_cycles, "{latencies:?}");
+    assert!(latencies.iter().all(|&l| l - least < lanes as u64), "{latencies:?}");
+}
