@@ -111,6 +111,17 @@ pub fn random_prime<R: RngCore + CryptoRng + ?Sized>(bits: u64, rng: &mut R) -> 
     }
 }
 
+/// Two distinct primes of `bits` bits each, as [`random_prime`] chooses them: a key's p and q.
+pub fn random_prime_pair<R: RngCore + CryptoRng + ?Sized>(bits: u64, rng: &mut R) -> (BigUint, BigUint) {
+    let p = random_prime(bits, rng);
+    loop {
+        let q = random_prime(bits, rng);
+        if q != p {
+            return (p, q);
+        }
+    }
+}
+
 /// A uniformly chosen odd number of exactly `bits` bits (≥ 2): a Montgomery modulus for tests and
 /// benchmarks.
 pub fn random_odd<R: Rng + ?Sized>(bits: u64, rng: &mut R) -> BigUint {

@@ -3,15 +3,16 @@
 //! cycles per path in Verilator (every lane's eCRT term checked against the golden model, and the
 //! terms' sums against the plaintexts), Yosys's resources and highest fanout at full width, its
 //! logic delay, and what one chip filled with such engines would give at the design's clocks. The
-//! engine lacks the decryption core's ciphertext intake and final correction, so the chip figures
-//! are the engine's, not yet an accelerator's.
+//! figures are the engine's: the core around it ([`ecrt_hdl::decryption::deep_core::DeepCore`])
+//! adds the ciphertext's intake, the terms' memory and the final correction, and is not yet an
+//! accelerator's.
 
 use crate::chip::schoolbook_bound_per_decryption;
 use crate::clocked::ChipProjection;
 use crate::report::Figure;
 use ecrt_contract::host::{base_loads, decryption_key_loads};
 use ecrt_golden::hw::{schedule_cost, FoldEcrtKey, FoldShape, Schedule};
-use ecrt_golden::prime::random_prime;
+use ecrt_golden::prime::random_prime_pair;
 use ecrt_hdl::emit::emit_lane_exp;
 use ecrt_sim::lane_exp::{LaneExpSim, LanePath};
 use ecrt_sim::{estimate_with_fanout, logic_delay, BuildOptions, EstimateOptions};
@@ -100,13 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(args.key_bits >= 64 && args.key_bits % 64 == 0, "--key-bits must be a multiple of 64");
     let schedule = Schedule::FixedWindow { window_bits: args.window_bits as u32 };
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x1a4e);
-    let p = random_prime(args.key_bits as u64 / 2, &mut rng);
-    let q = loop {
-        let q = random_prime(args.key_bits as u64 / 2, &mut rng);
-        if q != p {
-            break q;
-        }
-    };
+    let (p, q) = random_prime_pair(args.key_bits as u64 / 2, &mut rng);
     let hw = FoldEcrtKey::new(&p, &q, args.digits_per_step, schedule)?;
     let shape = *hw.fold_p().shape();
     let (lanes, l, digits, exponent_bits) =
@@ -201,7 +196,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     crate::report::emit_report(&report, args.json, args.out.as_ref(), |report| {
         println!(
             "Decryption paths in the deep loop's lanes, {}-bit keys (cycles from Verilator; resources and delay from \
-             Yosys, not Vivado; the engine without the core's intake and correction):",
+             Yosys, not Vivado; the engine, without its core's intake, terms and correction):",
             args.key_bits
         );
         for (name, value) in report.as_object().expect("object") {

@@ -468,20 +468,14 @@ pub fn postprocess_cost(method: Postprocessing) -> PostprocessCost {
 mod tests {
     use super::*;
     use crate::hw::Multiplicand;
-    use crate::prime::random_prime;
+    use crate::prime::{random_prime, random_prime_pair};
     use num_bigint::RandBigInt;
     use num_traits::One;
     use proptest::prelude::*;
 
     /// Two distinct primes of `key_bits / 2` bits each.
     fn key(key_bits: u64, rng: &mut StdRng) -> (BigUint, BigUint) {
-        let p = random_prime(key_bits / 2, rng);
-        loop {
-            let q = random_prime(key_bits / 2, rng);
-            if q != p {
-                return (p, q);
-            }
-        }
+        random_prime_pair(key_bits / 2, rng)
     }
 
     /// Textbook Paillier with g = n + 1: m = L(c^λ mod n²)·μ mod n, computed without the model.

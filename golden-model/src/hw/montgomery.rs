@@ -236,7 +236,7 @@ impl MontgomeryContext {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prime::{mod_inverse, random_odd, random_prime};
+    use crate::prime::{mod_inverse, random_odd, random_prime_pair};
     use num_bigint::RandBigInt;
     use proptest::prelude::*;
     use rand::{rngs::StdRng, Rng, SeedableRng};
@@ -343,13 +343,7 @@ mod tests {
     fn redc_wide_and_ciphertext_entry() {
         let mut rng = StdRng::seed_from_u64(4);
         for (half_bits, k) in [(32u64, 8u32), (32, 128), (64, 17), (128, 24), (256, 64), (256, 68)] {
-            let p = random_prime(half_bits, &mut rng);
-            let q = loop {
-                let q = random_prime(half_bits, &mut rng);
-                if q != p {
-                    break q;
-                }
-            };
+            let (p, q) = random_prime_pair(half_bits, &mut rng);
             let n2 = (&p * &q) * (&p * &q);
             for prime in [&p, &q] {
                 let m = prime * prime;

@@ -15,6 +15,8 @@ use crate::decryption::correction::Correction;
 use crate::decryption::decrypt_core::TAG_BITS;
 use crate::exponentiation::lane_exp::LaneExp;
 use crate::exponentiation::slot_control::LoadTarget;
+use crate::fanout::replicas::Replicas;
+use crate::fanout::{copies, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::deep_mul::LANE_BITS;
 use crate::multiplier::mul_add::{X_BITS, Y_BITS};
@@ -26,7 +28,9 @@ use rust_hdl::prelude::*;
 pub enum Collecting {
     /// Waiting for a pair with both terms.
     Idle,
-    /// p's term read; q's next.
+    /// p's term's address registered: read it.
+    ReadP,
+    /// q's term read.
     ReadQ,
     /// q's term is being captured.
     Captured,
@@ -89,8 +93,13 @@ pub struct DeepCore {
     p_lane: Vec<Constant<Bits<LANE_BITS>>>,
     q_lane: Vec<Constant<Bits<LANE_BITS>>>,
     free_pair: Signal<Local, bool>,
-    // The terms, a RAM per limb at the lane's address; the correction's pair and state.
+    // The terms, a RAM per limb at the lane's address (copies of the address written, the lane
+    // at its load phase, set a cycle ahead; and of the address read); the correction's pair and
+    // state.
     terms: Vec<RAM<Bits<X_BITS>, LANE_BITS>>,
+    term_write_lane: Replicas<Bits<LANE_BITS>>,
+    term_read_lane: Replicas<Bits<LANE_BITS>>,
+    last_lane: Constant<Bits<LANE_BITS>>,
     collecting: DFF<Collecting>,
     // The pair the correction reads: its p lane, and q's.
     collected: DFF<Bits<LANE_BITS>>,
@@ -138,6 +147,9 @@ impl DeepCore {
             q_lane: (0..pairs).map(|j| Constant::new((2 * j as u64 + 1).into())).collect(),
             free_pair: Default::default(),
             terms: many(shape.operand_limbs),
+            term_write_lane: Replicas::new(copies(shape.operand_limbs)),
+            term_read_lane: Replicas::new(copies(shape.operand_limbs)),
+            last_lane: Constant::new(((shape.deep_lanes() - 1) as u64).into()),
             collecting: Default::default(),
             collected: Default::default(),
             collected_q: Default::default(),
@@ -165,7 +177,7 @@ impl Logic for DeepCore {
             collected_q,
             result_tag_r
         );
-        clock!(self, clock, engine, correction);
+        clock!(self, clock, engine, correction, term_write_lane, term_read_lane);
         for j in 0..self.intake.len() {
             self.intake[j].clock.next = self.clock.val();
             self.intake[j].d.next = self.intake[j].q.val();
@@ -257,10 +269,17 @@ impl Logic for DeepCore {
         }
 
         // Terms: written at their lane's address; q's completes the pair.
-        for j in 0..self.terms.len() {
-            self.terms[j].write_address.next = self.engine.lane.val();
-            self.terms[j].write_data.next = self.engine.result[j].val();
-            self.terms[j].write_enable.next = self.engine.done.val();
+        self.term_write_lane.d.next = self.engine.lane.val() + 1;
+        if self.engine.lane.val() == self.last_lane.val() {
+            self.term_write_lane.d.next = 0.into();
+        }
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+            for j in 0..self.terms.len() {
+                self.terms[j].write_address.next = self.term_write_lane.q[j / g].val();
+                self.terms[j].write_data.next = self.engine.result[j].val();
+                self.terms[j].write_enable.next = self.engine.done.val();
+                self.terms[j].read_address.next = self.term_read_lane.q[j / g].val();
+            }
         }
         for j in 0..self.pair_running.len() {
             if self.engine.done.val() & (self.engine.lane.val() == self.q_lane[j].val()) {
@@ -285,25 +304,21 @@ impl Logic for DeepCore {
         self.correction.capture_p_next.next = false;
         self.correction.capture_q_next.next = false;
         self.correction.start.next = false;
-        for j in 0..self.terms.len() {
-            self.terms[j].read_address.next = self.collected.q.val();
-        }
+        self.term_read_lane.d.next = self.collected_q.q.val();
         match self.collecting.q.val() {
             Collecting::Idle => {
                 if self.any_waiting.val() & !self.correction.busy.val() {
-                    for j in 0..self.terms.len() {
-                        self.terms[j].read_address.next = self.next_pair.val();
-                    }
-                    self.correction.capture_p_next.next = true;
+                    self.term_read_lane.d.next = self.next_pair.val();
                     self.collected.d.next = self.next_pair.val();
                     self.collected_q.d.next = self.next_pair_q.val();
-                    self.collecting.d.next = Collecting::ReadQ;
+                    self.collecting.d.next = Collecting::ReadP;
                 }
             }
+            Collecting::ReadP => {
+                self.correction.capture_p_next.next = true;
+                self.collecting.d.next = Collecting::ReadQ;
+            }
             Collecting::ReadQ => {
-                for j in 0..self.terms.len() {
-                    self.terms[j].read_address.next = self.collected_q.q.val();
-                }
                 self.correction.capture_q_next.next = true;
                 self.collecting.d.next = Collecting::Captured;
             }

@@ -172,7 +172,7 @@ pub struct LaneExp {
     n_prime_address1: DFF<Bits<MODULUS_ADDRESS_BITS>>,
     write1: DFF<bool>,
     write2: DFF<bool>,
-    write3: DFF<bool>,
+    write3: Replicas<bool>,
     write_address1: DFF<Bits<TABLE_ADDRESS_BITS>>,
     write_address2: DFF<Bits<TABLE_ADDRESS_BITS>>,
     finish1: DFF<bool>,
@@ -320,7 +320,7 @@ impl LaneExp {
             n_prime_address1: Default::default(),
             write1: Default::default(),
             write2: Default::default(),
-            write3: Default::default(),
+            write3: Replicas::new(copies(operands)),
             write_address1: Default::default(),
             write_address2: Default::default(),
             finish1: Default::default(),
@@ -401,7 +401,6 @@ impl Logic for LaneExp {
             n_prime_address1,
             write1,
             write2,
-            write3,
             write_address1,
             write_address2,
             finish1,
@@ -430,6 +429,7 @@ impl Logic for LaneExp {
             b_unit_copies,
             read_copies,
             write_copies,
+            write3,
             modulus_copies,
             table_load,
             table_load_address,
@@ -800,7 +800,7 @@ impl Logic for LaneExp {
                 }
                 self.table[j].write_address.next = self.write_copies.q[j / g].val();
                 self.table[j].write_data.next = self.mul.result[j].val();
-                self.table[j].write_enable.next = self.write3.q.val();
+                self.table[j].write_enable.next = self.write3.q[j / g].val();
                 if self.table_load.q[j / g].val() {
                     self.table[j].write_address.next = self.table_load_address.q[j / g].val();
                     self.table[j].write_data.next = self.load_data.q[j / g].val();

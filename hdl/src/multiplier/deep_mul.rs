@@ -143,6 +143,7 @@ pub struct DeepMul {
     // takes none: l ≥ 1, and before a quotient turn).
     digit_sum: Vec<Signal<Local, Bits<Y_BITS>>>,
     resolved: Vec<Signal<Local, Bits<Y_BITS>>>,
+    borrow_mask: Signal<Local, Bits<Y_BITS>>,
     all_ones: Constant<Bits<Y_BITS>>,
     // A moves down k limbs (folding) or one (classic, before a products turn) from position 2 to
     // 1, or stays: copies per LIMBS_PER_COPY limbs, set as the lane enters position 2.
@@ -265,6 +266,7 @@ impl DeepMul {
             load_state: Replicas::new(1),
             digit_sum: many(k),
             resolved: many(k),
+            borrow_mask: Default::default(),
             all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
             shift_by_k: Replicas::new(copies(operand_limbs)),
             shift_by_one: Replicas::new(copies(operand_limbs)),
@@ -515,14 +517,15 @@ impl Logic for DeepMul {
                             // for a pass on A − 1 (digit 0 only: a classic lane takes one digit, and
                             // only before a products turn, where its count is even).
                             for l in 0..1 {
+                                // −1 as all ones, beside the carry into the adder's chain.
+                                self.borrow_mask.next = 0.into();
+                                if self.ring_borrow[dn - 2 - l].q.val() {
+                                    self.borrow_mask.next = self.all_ones.val();
+                                }
                                 self.digit_sum[l].next =
                                     self.ring_a[(dn - 2 - l) * ln + l].q.val().get_bits::<Y_BITS>(0)
+                                        + self.borrow_mask.val()
                                         + self.ring_carry[dn - 2 - l].q.val();
-                                if self.ring_borrow[dn - 2 - l].q.val() {
-                                    self.digit_sum[l].next =
-                                        self.ring_a[(dn - 2 - l) * ln + l].q.val().get_bits::<Y_BITS>(0)
-                                            + self.all_ones.val();
-                                }
                                 self.resolved[l].next = 0.into();
                                 if !self.ring_classic[dn - 2 - l].q.val()
                                     | !self.ring_count[dn - 2 - l].q.val().get_bit(0)

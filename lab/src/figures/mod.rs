@@ -160,7 +160,9 @@ impl Kind {
                  lane's eCRT term checked against the golden model and the two terms' sum against the \
                  plaintext, cycles exact; Yosys resources and fanout at full width, the logic delay flattened \
                  at 512 bits; and what one xc7vx690t filled with such engines would give at the design's \
-                 clocks. The engine lacks a core's ciphertext intake and final correction (small beside it)."
+                 clocks. These are the engine's: the core around it (`DeepCore`) adds the ciphertext's intake, \
+                 the terms' memory and the final correction, whose step (two chained adders) is not yet within \
+                 the stage budget."
             }
             Kind::Explore => {
                 "`ecrt explore`: each configuration's cycles from its exact formulas (checked against Verilator), \

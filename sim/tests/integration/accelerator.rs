@@ -6,14 +6,13 @@ use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
 use ecrt_contract::interface::{self as itf, encode_request_words};
 use ecrt_golden::hw::FoldEcrtKey;
 use ecrt_golden::phe_format::read_private_key;
-use ecrt_golden::prime::random_prime;
+use ecrt_golden::prime::random_prime_pair;
 use ecrt_sim::accelerator::{AcceleratorSim, OutputPacing, RunReport};
 use ecrt_sim::BuildOptions;
 use num_bigint::{BigUint, RandBigInt};
 use num_integer::Integer;
 use num_traits::One;
 use rand::SeedableRng;
-use std::path::PathBuf;
 
 const KEY_ID: u8 = 7;
 
@@ -36,13 +35,7 @@ fn hw_key(p: &BigUint, q: &BigUint, sim: &AcceleratorSim) -> FoldEcrtKey {
 }
 
 fn random_key(key_bits: u64, rng: &mut rand::rngs::StdRng) -> (BigUint, BigUint) {
-    let p = random_prime(key_bits / 2, rng);
-    loop {
-        let q = random_prime(key_bits / 2, rng);
-        if q != p {
-            return (p, q);
-        }
-    }
+    random_prime_pair(key_bits / 2, rng)
 }
 
 fn random_units(hw: &FoldEcrtKey, count: usize, rng: &mut rand::rngs::StdRng) -> Vec<BigUint> {
@@ -73,11 +66,6 @@ fn run(sim: &mut AcceleratorSim, requests: &[Vec<u32>], pacing: OutputPacing) ->
     sim.run(requests, pacing, guard, |_| {}).unwrap()
 }
 
-fn vectors(bits: u32) -> serde_json::Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../fixtures/vectors/phe-{bits}.json"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 /// The phe vectors of one size decrypt to phe's raw plaintexts on `cores` cores (`take` of them:
 /// all, or a few for the quick suite).
 fn check_phe_vectors(bits: u32, cores: usize, take: usize) {
@@ -86,7 +74,7 @@ fn check_phe_vectors(bits: u32, cores: usize, take: usize) {
 
 fn check_phe_vectors_on(config: &AcceleratorConfig, take: usize) {
     let (bits, cores) = (config.key_bits, config.cores);
-    let file = vectors(bits as u32);
+    let file = crate::common::vectors(bits as u32);
     let key = read_private_key(&file["private_key"].to_string()).unwrap();
     let mut sim = build_config(config);
     let hw = hw_key(key.p(), key.q(), &sim);

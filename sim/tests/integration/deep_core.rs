@@ -9,13 +9,11 @@ use ecrt_golden::phe_format::read_private_key;
 use ecrt_sim::deep_core::DeepCoreSim;
 use ecrt_sim::BuildOptions;
 use num_bigint::BigUint;
-use std::path::PathBuf;
 
 #[test]
 fn full_width_deep_core_decrypts_phe_vectors() {
     let (k, window_bits) = (3, 5);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/vectors/phe-2048.json");
-    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let file = crate::common::vectors(2048);
     let key = read_private_key(&file["private_key"].to_string()).unwrap();
     let schedule = Schedule::FixedWindow { window_bits: window_bits as u32 };
     let hw = FoldEcrtKey::new(key.p(), key.q(), k, schedule).unwrap();

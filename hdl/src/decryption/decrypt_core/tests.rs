@@ -3,7 +3,7 @@ use crate::host::{base_loads, decryption_key_loads, KeyLoad};
 use crate::limbs::from_limbs;
 use crate::testing::{schedule_products, simulate};
 use ecrt_golden::hw::{FoldEcrtKey, FoldShape, FoldValue, PrimePathTrace, Schedule};
-use ecrt_golden::prime::random_prime;
+use ecrt_golden::prime::random_prime_pair;
 use num_bigint::{BigUint, RandBigInt};
 use num_integer::Integer;
 use num_traits::One;
@@ -41,13 +41,7 @@ fn decrypts_like_the_golden_model(schedule: Schedule, k: usize) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(44);
     let key_bits = 64usize;
     let w = crate::exponentiation::slot_control::exponent_window_bits(schedule);
-    let p = random_prime(key_bits as u64 / 2, &mut rng);
-    let q = loop {
-        let q = random_prime(key_bits as u64 / 2, &mut rng);
-        if q != p {
-            break q;
-        }
-    };
+    let (p, q) = random_prime_pair(key_bits as u64 / 2, &mut rng);
     let hw = FoldEcrtKey::new(&p, &q, k, schedule).unwrap();
     let shape = *hw.fold_p().shape();
     let digits = hw.classic().digits();

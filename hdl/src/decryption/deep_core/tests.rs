@@ -3,7 +3,7 @@ use crate::host::{base_loads, decryption_key_loads, KeyLoad};
 use crate::limbs::from_limbs;
 use crate::testing::simulate;
 use ecrt_golden::hw::{FoldEcrtKey, Schedule};
-use ecrt_golden::prime::random_prime;
+use ecrt_golden::prime::random_prime_pair;
 use num_bigint::{BigUint, RandBigInt};
 use num_integer::Integer;
 use num_traits::One;
@@ -26,13 +26,7 @@ fn decrypts_several_jobs_at_once_like_the_golden_model() {
     for (k, window_bits) in [(1usize, 3usize), (2, 2), (3, 4)] {
         let key_bits = 64usize;
         let schedule = Schedule::FixedWindow { window_bits: window_bits as u32 };
-        let p = random_prime(key_bits as u64 / 2, &mut rng);
-        let q = loop {
-            let q = random_prime(key_bits as u64 / 2, &mut rng);
-            if q != p {
-                break q;
-            }
-        };
+        let (p, q) = random_prime_pair(key_bits as u64 / 2, &mut rng);
         let hw = FoldEcrtKey::new(&p, &q, k, schedule).unwrap();
         let shape = *hw.fold_p().shape();
         let (digits, lanes) = (hw.classic().digits(), shape.deep_lanes());

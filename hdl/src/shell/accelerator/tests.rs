@@ -3,7 +3,7 @@ use crate::host::decryption_key_loads;
 use crate::interface::*;
 use crate::testing::simulate;
 use ecrt_golden::hw::{FoldEcrtKey, Schedule};
-use ecrt_golden::prime::random_prime;
+use ecrt_golden::prime::random_prime_pair;
 use num_bigint::{BigUint, RandBigInt};
 use num_integer::Integer;
 use num_traits::One;
@@ -58,13 +58,7 @@ fn accelerator_decodes_every_load_target() {
 
 /// A 64-bit key of two random 32-bit primes, for `config`'s windows.
 fn tiny_key(config: &AcceleratorConfig, rng: &mut rand::rngs::StdRng) -> FoldEcrtKey {
-    let p = random_prime(32, rng);
-    let q = loop {
-        let q = random_prime(32, rng);
-        if q != p {
-            break q;
-        }
-    };
+    let (p, q) = random_prime_pair(32, rng);
     let schedule = Schedule::FixedWindow { window_bits: config.window_bits as u32 };
     FoldEcrtKey::new(&p, &q, config.digits_per_step, schedule).unwrap()
 }
