@@ -129,12 +129,11 @@ pub struct LaneExp {
     // result is written to the table, where; whether it ends the path.
     issue: Signal<Local, bool>,
     a_table: Signal<Local, bool>,
-    a_cipher: Signal<Local, bool>,
+    // The ciphertext: its upper limbs as A and lower as B, a wide REDC (a start's).
+    cipher: Signal<Local, bool>,
     b_result: Signal<Local, bool>,
-    b_cipher: Signal<Local, bool>,
     b_unit: Signal<Local, bool>,
     classic: Signal<Local, bool>,
-    redc: Signal<Local, bool>,
     decrement: Signal<Local, bool>,
     kind: Signal<Local, Bits<2>>,
     prime: Signal<Local, bool>,
@@ -152,20 +151,16 @@ pub struct LaneExp {
     issue2: DFF<bool>,
     a_table1: DFF<bool>,
     a_table2: DFF<bool>,
-    a_cipher1: DFF<bool>,
-    a_cipher2: DFF<bool>,
+    cipher1: DFF<bool>,
+    cipher2: DFF<bool>,
     b_result1: DFF<bool>,
     b_result2: DFF<bool>,
-    b_cipher1: DFF<bool>,
-    b_cipher2: DFF<bool>,
     b_unit1: DFF<bool>,
     b_unit2: DFF<bool>,
     classic1: DFF<bool>,
     classic2: DFF<bool>,
     classic3: DFF<bool>,
-    redc1: DFF<bool>,
-    redc2: DFF<bool>,
-    redc3: DFF<bool>,
+    cipher3: DFF<bool>,
     decrement1: DFF<bool>,
     decrement2: DFF<bool>,
     decrement3: DFF<bool>,
@@ -179,9 +174,8 @@ pub struct LaneExp {
     finish2: DFF<bool>,
     finish3: DFF<bool>,
     a_table_copies: Replicas<bool>,
-    a_cipher_copies: Replicas<bool>,
+    cipher_copies: Replicas<bool>,
     b_result_copies: Replicas<bool>,
-    b_cipher_copies: Replicas<bool>,
     b_unit_copies: Replicas<bool>,
     read_copies: Replicas<Bits<TABLE_ADDRESS_BITS>>,
     write_copies: Replicas<Bits<TABLE_ADDRESS_BITS>>,
@@ -279,12 +273,10 @@ impl LaneExp {
             ring_last: many(lanes),
             issue: Default::default(),
             a_table: Default::default(),
-            a_cipher: Default::default(),
+            cipher: Default::default(),
             b_result: Default::default(),
-            b_cipher: Default::default(),
             b_unit: Default::default(),
             classic: Default::default(),
-            redc: Default::default(),
             decrement: Default::default(),
             kind: Default::default(),
             prime: Default::default(),
@@ -300,20 +292,16 @@ impl LaneExp {
             issue2: Default::default(),
             a_table1: Default::default(),
             a_table2: Default::default(),
-            a_cipher1: Default::default(),
-            a_cipher2: Default::default(),
+            cipher1: Default::default(),
+            cipher2: Default::default(),
             b_result1: Default::default(),
             b_result2: Default::default(),
-            b_cipher1: Default::default(),
-            b_cipher2: Default::default(),
             b_unit1: Default::default(),
             b_unit2: Default::default(),
             classic1: Default::default(),
             classic2: Default::default(),
             classic3: Default::default(),
-            redc1: Default::default(),
-            redc2: Default::default(),
-            redc3: Default::default(),
+            cipher3: Default::default(),
             decrement1: Default::default(),
             decrement2: Default::default(),
             decrement3: Default::default(),
@@ -327,9 +315,8 @@ impl LaneExp {
             finish2: Default::default(),
             finish3: Default::default(),
             a_table_copies: Replicas::new(copies(operands)),
-            a_cipher_copies: Replicas::new(copies(operands)),
+            cipher_copies: Replicas::new(copies(operands)),
             b_result_copies: Replicas::new(copies(operands)),
-            b_cipher_copies: Replicas::new(copies(operands)),
             b_unit_copies: Replicas::new(copies(operands)),
             read_copies: Replicas::new(copies(operands)),
             write_copies: Replicas::new(copies(operands)),
@@ -381,20 +368,16 @@ impl Logic for LaneExp {
             issue2,
             a_table1,
             a_table2,
-            a_cipher1,
-            a_cipher2,
+            cipher1,
+            cipher2,
             b_result1,
             b_result2,
-            b_cipher1,
-            b_cipher2,
             b_unit1,
             b_unit2,
             classic1,
             classic2,
             classic3,
-            redc1,
-            redc2,
-            redc3,
+            cipher3,
             decrement1,
             decrement2,
             decrement3,
@@ -423,9 +406,8 @@ impl Logic for LaneExp {
             region,
             deciding,
             a_table_copies,
-            a_cipher_copies,
+            cipher_copies,
             b_result_copies,
-            b_cipher_copies,
             b_unit_copies,
             read_copies,
             write_copies,
@@ -502,12 +484,10 @@ impl Logic for LaneExp {
             self.can_start.next = !self.ring_active[0].q.val();
             self.issue.next = false;
             self.a_table.next = false;
-            self.a_cipher.next = false;
+            self.cipher.next = false;
             self.b_result.next = false;
-            self.b_cipher.next = false;
             self.b_unit.next = false;
             self.classic.next = false;
-            self.redc.next = false;
             self.decrement.next = false;
             self.kind.next = 0.into();
             self.prime.next = self.ring_prime[0].q.val();
@@ -520,10 +500,8 @@ impl Logic for LaneExp {
             if !self.ring_active[0].q.val() {
                 if self.start.val() {
                     self.issue.next = true;
-                    self.a_cipher.next = true;
-                    self.b_cipher.next = true;
+                    self.cipher.next = true;
                     self.classic.next = true;
-                    self.redc.next = true;
                     self.kind.next = 1.into();
                     self.prime.next = self.start_prime.val();
                     self.ring_active[dn - 1].d.next = true;
@@ -649,15 +627,12 @@ impl Logic for LaneExp {
         self.a_table1.d.next = self.a_table.val();
         self.a_table2.d.next = self.a_table1.q.val();
         self.a_table_copies.d.next = self.a_table2.q.val();
-        self.a_cipher1.d.next = self.a_cipher.val();
-        self.a_cipher2.d.next = self.a_cipher1.q.val();
-        self.a_cipher_copies.d.next = self.a_cipher2.q.val();
+        self.cipher1.d.next = self.cipher.val();
+        self.cipher2.d.next = self.cipher1.q.val();
+        self.cipher_copies.d.next = self.cipher2.q.val();
         self.b_result1.d.next = self.b_result.val();
         self.b_result2.d.next = self.b_result1.q.val();
         self.b_result_copies.d.next = self.b_result2.q.val();
-        self.b_cipher1.d.next = self.b_cipher.val();
-        self.b_cipher2.d.next = self.b_cipher1.q.val();
-        self.b_cipher_copies.d.next = self.b_cipher2.q.val();
         self.b_unit1.d.next = self.b_unit.val();
         self.b_unit2.d.next = self.b_unit1.q.val();
         self.b_unit_copies.d.next = self.b_unit2.q.val();
@@ -665,10 +640,9 @@ impl Logic for LaneExp {
         self.classic2.d.next = self.classic1.q.val();
         self.classic3.d.next = self.classic2.q.val();
         self.mul.classic_in.next = self.classic3.q.val();
-        self.redc1.d.next = self.redc.val();
-        self.redc2.d.next = self.redc1.q.val();
-        self.redc3.d.next = self.redc2.q.val();
-        self.mul.redc_in.next = self.redc3.q.val();
+        // A start's wide REDC is the one multiplication of the ciphertext.
+        self.cipher3.d.next = self.cipher2.q.val();
+        self.mul.redc_in.next = self.cipher3.q.val();
         self.decrement1.d.next = self.decrement.val();
         self.decrement2.d.next = self.decrement1.q.val();
         self.decrement3.d.next = self.decrement2.q.val();
@@ -785,14 +759,14 @@ impl Logic for LaneExp {
                 if self.a_table_copies.q[j / g].val() {
                     self.mul.a_in[j].next = self.table_out[j].q.val();
                 }
-                if self.a_cipher_copies.q[j / g].val() {
+                if self.cipher_copies.q[j / g].val() {
                     self.mul.a_in[j].next = self.cipher_high[j].val();
                 }
                 self.mul.b_in[j].next = self.table_out[j].q.val();
                 if self.b_result_copies.q[j / g].val() {
                     self.mul.b_in[j].next = self.mul.result[j].val();
                 }
-                if self.b_cipher_copies.q[j / g].val() {
+                if self.cipher_copies.q[j / g].val() {
                     self.mul.b_in[j].next = self.cipher_low[j].val();
                 }
                 if self.b_unit_copies.q[j / g].val() {
