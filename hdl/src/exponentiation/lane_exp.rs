@@ -152,7 +152,8 @@ pub struct LaneExp {
     a_table1: DFF<bool>,
     a_table2: DFF<bool>,
     cipher1: DFF<bool>,
-    cipher2: DFF<bool>,
+    // Two kept copies: one for A's copies, one for B's (equal registers would be merged).
+    cipher2: Replicas<bool>,
     b_result1: DFF<bool>,
     b_result2: DFF<bool>,
     b_unit1: DFF<bool>,
@@ -160,7 +161,6 @@ pub struct LaneExp {
     classic1: DFF<bool>,
     classic2: DFF<bool>,
     classic3: DFF<bool>,
-    cipher3: DFF<bool>,
     decrement1: DFF<bool>,
     decrement2: DFF<bool>,
     decrement3: DFF<bool>,
@@ -174,7 +174,8 @@ pub struct LaneExp {
     finish2: DFF<bool>,
     finish3: DFF<bool>,
     a_table_copies: Replicas<bool>,
-    cipher_copies: Replicas<bool>,
+    cipher_a_copies: Replicas<bool>,
+    cipher_b_copies: Replicas<bool>,
     b_result_copies: Replicas<bool>,
     b_unit_copies: Replicas<bool>,
     read_copies: Replicas<Bits<TABLE_ADDRESS_BITS>>,
@@ -293,7 +294,7 @@ impl LaneExp {
             a_table1: Default::default(),
             a_table2: Default::default(),
             cipher1: Default::default(),
-            cipher2: Default::default(),
+            cipher2: Replicas::new(2),
             b_result1: Default::default(),
             b_result2: Default::default(),
             b_unit1: Default::default(),
@@ -301,7 +302,6 @@ impl LaneExp {
             classic1: Default::default(),
             classic2: Default::default(),
             classic3: Default::default(),
-            cipher3: Default::default(),
             decrement1: Default::default(),
             decrement2: Default::default(),
             decrement3: Default::default(),
@@ -315,7 +315,8 @@ impl LaneExp {
             finish2: Default::default(),
             finish3: Default::default(),
             a_table_copies: Replicas::new(copies(operands)),
-            cipher_copies: Replicas::new(copies(operands)),
+            cipher_a_copies: Replicas::new(copies(operands)),
+            cipher_b_copies: Replicas::new(copies(operands)),
             b_result_copies: Replicas::new(copies(operands)),
             b_unit_copies: Replicas::new(copies(operands)),
             read_copies: Replicas::new(copies(operands)),
@@ -369,7 +370,6 @@ impl Logic for LaneExp {
             a_table1,
             a_table2,
             cipher1,
-            cipher2,
             b_result1,
             b_result2,
             b_unit1,
@@ -377,7 +377,6 @@ impl Logic for LaneExp {
             classic1,
             classic2,
             classic3,
-            cipher3,
             decrement1,
             decrement2,
             decrement3,
@@ -406,7 +405,9 @@ impl Logic for LaneExp {
             region,
             deciding,
             a_table_copies,
-            cipher_copies,
+            cipher2,
+            cipher_a_copies,
+            cipher_b_copies,
             b_result_copies,
             b_unit_copies,
             read_copies,
@@ -629,7 +630,8 @@ impl Logic for LaneExp {
         self.a_table_copies.d.next = self.a_table2.q.val();
         self.cipher1.d.next = self.cipher.val();
         self.cipher2.d.next = self.cipher1.q.val();
-        self.cipher_copies.d.next = self.cipher2.q.val();
+        self.cipher_a_copies.d.next = self.cipher2.q[0].val();
+        self.cipher_b_copies.d.next = self.cipher2.q[1].val();
         self.b_result1.d.next = self.b_result.val();
         self.b_result2.d.next = self.b_result1.q.val();
         self.b_result_copies.d.next = self.b_result2.q.val();
@@ -641,8 +643,7 @@ impl Logic for LaneExp {
         self.classic3.d.next = self.classic2.q.val();
         self.mul.classic_in.next = self.classic3.q.val();
         // A start's wide REDC is the one multiplication of the ciphertext.
-        self.cipher3.d.next = self.cipher2.q.val();
-        self.mul.redc_in.next = self.cipher3.q.val();
+        self.mul.redc_in.next = self.cipher_a_copies.q[0].val();
         self.decrement1.d.next = self.decrement.val();
         self.decrement2.d.next = self.decrement1.q.val();
         self.decrement3.d.next = self.decrement2.q.val();
@@ -759,14 +760,14 @@ impl Logic for LaneExp {
                 if self.a_table_copies.q[j / g].val() {
                     self.mul.a_in[j].next = self.table_out[j].q.val();
                 }
-                if self.cipher_copies.q[j / g].val() {
+                if self.cipher_a_copies.q[j / g].val() {
                     self.mul.a_in[j].next = self.cipher_high[j].val();
                 }
                 self.mul.b_in[j].next = self.table_out[j].q.val();
                 if self.b_result_copies.q[j / g].val() {
                     self.mul.b_in[j].next = self.mul.result[j].val();
                 }
-                if self.cipher_copies.q[j / g].val() {
+                if self.cipher_b_copies.q[j / g].val() {
                     self.mul.b_in[j].next = self.cipher_low[j].val();
                 }
                 if self.b_unit_copies.q[j / g].val() {
