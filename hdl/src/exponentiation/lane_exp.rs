@@ -19,8 +19,8 @@
 //! (x̃ = T[1] when ×R³ is done, then each entry); acc is never stored, the result of the
 //! multiplication before being the next one's operand. Each prime has a region of the same memory
 //! for its R mod p² (T[0], for the zero windows), R³ mod p² and t·R mod n, and a RAM per limb of
-//! the moduli (M̂, p², 2^(17M) − p, n) addressed by (prime, kind); the exponent's windows are in
-//! a RAM of their own. The key loads as the two-slot unit's does, a limb or window a cycle
+//! the moduli (M̂, p², 2^(17M) − p, n) addressed by (prime, kind), with their N′ in one more; the
+//! exponent's windows are in a RAM of their own. The key loads as the two-slot unit's does, a limb or window a cycle
 //! (`key_load_*`), while every lane is idle.
 
 use crate::exponentiation::slot_control::LoadTarget;
