@@ -242,7 +242,14 @@ fn read_results(
             Ok(Some(Response::Results(results))) => results,
             Ok(Some(Response::Error(error))) => break format!("the ecrt service at {name} refused: {error}"),
             Ok(Some(_)) => break format!("the ecrt service at {name} answered out of turn"),
+            // A service that dies with requests unread resets the connection rather than closing
+            // it: the same event for the client.
             Ok(None) => break format!("the ecrt service at {name} closed the connection (it stopped or restarted)"),
+            Err(e)
+                if matches!(e.kind(), std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted) =>
+            {
+                break format!("the ecrt service at {name} closed the connection (it stopped or restarted)")
+            }
             Err(e) => break format!("the ecrt service at {name} failed: {e}"),
         };
         let mut done = Vec::with_capacity(results.len());
