@@ -21,6 +21,8 @@ pub enum ConfigError {
     DigitsPerStep(usize),
     #[error("the segmented schedule takes the exponent one bit at a time: windows of {0} bits apply to the windows schedule only")]
     SegmentedWindowBits(usize),
+    #[error("the lanes engine runs the windows schedule with windows of 2 to 6 bits and keeps k + 5 tables of 2^w entries in 1,024: not the {0} with k = {1}")]
+    LanesSchedule(String, usize),
 }
 
 /// How an exponentiation turns the exponent's bits into Montgomery multiplications.
@@ -78,6 +80,57 @@ impl std::str::FromStr for ExponentSchedule {
     }
 }
 
+/// What a decryption core is built around.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// Two slots on the folding multiplier, p's path and q's: one decryption in flight a core.
+    #[default]
+    Slots,
+    /// The deep-loop multiplier's k + 3 lanes, a prime's whole path each: a decryption in flight
+    /// per pair of lanes, ⌊(k + 3)/2⌋ a core.
+    Lanes,
+}
+
+impl Engine {
+    /// Both engines, the two-slot one first.
+    pub const ALL: [Engine; 2] = [Engine::Slots, Engine::Lanes];
+
+    /// The name the command line and the reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Slots => "slots",
+            Engine::Lanes => "lanes",
+        }
+    }
+
+    /// The value of the `ENGINE` register (0 on a card that predates the register).
+    pub fn register_value(self) -> u32 {
+        self as u32
+    }
+
+    /// The engine an `ENGINE` register value names.
+    pub fn from_register(value: u32) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.register_value() == value)
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Engine {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|engine| engine.name() == s)
+            .ok_or_else(|| format!("unknown engine `{s}`: `slots` or `lanes`"))
+    }
+}
+
 /// The most decryption cores an accelerator has.
 pub const MAX_CORES: usize = 64;
 /// The widest exponent window (segment) the sequencer's table addresses.
@@ -124,6 +177,9 @@ pub struct AcceleratorConfig {
     /// Limbs of the multiplier the exponentiation's folding multiplier consumes per step, k.
     #[serde(default = "default_digits_per_step")]
     pub digits_per_step: usize,
+    /// What each core is built around.
+    #[serde(default)]
+    pub engine: Engine,
 }
 
 impl Default for AcceleratorConfig {
@@ -138,6 +194,7 @@ impl Default for AcceleratorConfig {
             cores: default_cores(),
             stream_bits: default_stream_bits(),
             digits_per_step: default_digits_per_step(),
+            engine: Engine::default(),
         }
     }
 }
@@ -165,6 +222,11 @@ impl AcceleratorConfig {
         }
         if !(1..=MAX_DIGITS_PER_STEP).contains(&self.digits_per_step) {
             return Err(ConfigError::DigitsPerStep(self.digits_per_step));
+        }
+        let lane_tables = (self.digits_per_step + 5) << self.window_bits;
+        let lanes_run = self.schedule == ExponentSchedule::Windows && self.window_bits >= 2 && lane_tables <= 1024;
+        if self.engine == Engine::Lanes && !lanes_run {
+            return Err(ConfigError::LanesSchedule(self.schedule_label(), self.digits_per_step));
         }
         Ok(())
     }
@@ -247,32 +309,87 @@ impl AcceleratorConfig {
     /// Cycles of one prime's path on a core (both paths run side by side), without the frames:
     /// 4 classic passes (the wide REDC, out of the domain, the exact division over M digits, ×t·R),
     /// the rest folding multiplications.
+    /// On the lanes engine, a lane's path: the same multiplications on the deep-loop multiplier
+    /// (`FoldShape::deep_path_cycles`).
     pub fn cycles_per_decryption_path(&self) -> usize {
-        3 * self.cycles_per_multiplication()
-            + self.cycles_per_division()
-            + self.fold_multiplications_per_exponentiation() * self.cycles_per_fold_multiplication()
+        match self.engine {
+            Engine::Slots => {
+                3 * self.cycles_per_multiplication()
+                    + self.cycles_per_division()
+                    + self.fold_multiplications_per_exponentiation() * self.cycles_per_fold_multiplication()
+            }
+            Engine::Lanes => self.fold_shape().deep_path_cycles(self.fold_multiplications_per_exponentiation() - 1),
+        }
+    }
+    /// Decryptions a core holds in flight: one on the two slots, one per pair of lanes.
+    pub fn jobs_per_core(&self) -> usize {
+        match self.engine {
+            Engine::Slots => 1,
+            Engine::Lanes => self.fold_shape().deep_lanes() / 2,
+        }
     }
     /// Cycles of one decryption on an idle core, from the cycle its request's first beat is
     /// accepted to the cycle its result's last beat is taken (TREADY held high): the request's
     /// beats (each taken in L + 1 cycles: accepted, then its L words one per cycle), both paths,
     /// the correction over S limbs, the result's beats (L + 1 cycles each: its words written one
-    /// per cycle, then presented), and 3 cycles of hand-over (the dispatcher's start, the paths'
-    /// results into the correction, the correction's first limb to the collector).
+    /// per cycle, then presented), and 4 cycles of hand-over (the dispatcher's start, the paths'
+    /// results into the correction, the correction's last difference a step after its last sum,
+    /// its first limb to the collector).
+    ///
+    /// The lanes engine hands over in 11 cycles (the job waits in the core for its pair's first
+    /// lane to decide and to load, the terms are written to their memory and read into the
+    /// correction one after the other), and a job may wait up to [`Self::lane_wait_cycles`] more
+    /// for a pair's first lane: the least latency is this, the most that much more.
     pub fn latency_cycles(&self) -> usize {
         let layout = self.frame_layout().expect("a validated configuration has a layout");
+        let hand_over = match self.engine {
+            Engine::Slots => 4,
+            Engine::Lanes => 11,
+        };
         (layout.request_beats + layout.result_beats) * (layout.lanes + 1)
             + self.cycles_per_decryption_path()
             + self.digits()
-            + 3
+            + hand_over
     }
-    /// Cycles between results of one busy core, when the stream keeps up: the latency, less the
-    /// overlap of one result frame's padding with the next request (the core is ready once its S
-    /// limbs are taken; the next request's first beat is already waiting), plus the cycle of the
-    /// registered ready.
+    /// Cycles a job on an idle core may wait for a pair's first lane to come round, beyond
+    /// [`Self::latency_cycles`]: none on the two slots; on the lanes, pairs start at even lanes,
+    /// so one, or two when the lanes are odd in number (the last is no pair's). It depends on
+    /// the cycle the request comes in, never on the data.
+    pub fn lane_wait_cycles(&self) -> usize {
+        match self.engine {
+            Engine::Slots => 0,
+            Engine::Lanes => 1 + self.fold_shape().deep_lanes() % 2,
+        }
+    }
+    /// Cycles between a core's rounds of jobs, one job per slot or pair, when the stream keeps
+    /// up: on the two slots, [`Self::cycles_per_decryption_per_core`]; on the lanes, a pair's
+    /// path, then a request frame into the freed core (its beats, L + 1 cycles each) and 10
+    /// cycles of hand-over, rounded up to whole turns of the lanes (a pair starts at its own
+    /// first lane).
+    pub fn cycles_per_round(&self) -> usize {
+        let layout = self.frame_layout().expect("a validated configuration has a layout");
+        match self.engine {
+            Engine::Slots => self.cycles_per_decryption_per_core(),
+            Engine::Lanes => {
+                let lanes = self.fold_shape().deep_lanes();
+                (self.cycles_per_decryption_path() + layout.request_beats * (layout.lanes + 1) + 10)
+                    .next_multiple_of(lanes)
+            }
+        }
+    }
+    /// Cycles between results of one busy core, when the stream keeps up: on the two slots, the
+    /// latency, less the overlap of one result frame's padding with the next request (the core is
+    /// ready once its S limbs are taken; the next request's first beat is already waiting), plus
+    /// the cycle of the registered ready; on the lanes, a round over its jobs (rounded up).
     pub fn cycles_per_decryption_per_core(&self) -> usize {
         let layout = self.frame_layout().expect("a validated configuration has a layout");
-        let padding = layout.result_beats * layout.lanes - layout.result_words;
-        self.latency_cycles() + 1 - padding
+        match self.engine {
+            Engine::Slots => {
+                let padding = layout.result_beats * layout.lanes - layout.result_words;
+                self.latency_cycles() + 1 - padding
+            }
+            Engine::Lanes => self.cycles_per_round().div_ceil(self.jobs_per_core()),
+        }
     }
     /// Cycles the stream ports need per decryption, the busier direction's: the request's beats
     /// on the way in, the result's on the way out, L + 1 cycles a beat. Cores share them, so
@@ -320,15 +437,15 @@ mod tests {
         // The idle latency and the steady pace of one core at k = 3, measured in Verilator (`ecrt
         // bench --backend sim --key-bits 2048 --cores 1`; the accelerator's phe-vector test holds
         // the latency to the cycle), and at k = 8 by the same formula.
-        assert_eq!((c.latency_cycles(), c.cycles_per_decryption_per_core()), (115_523, 115_523));
+        assert_eq!((c.latency_cycles(), c.cycles_per_decryption_per_core()), (115_524, 115_524));
         let k8 = AcceleratorConfig { digits_per_step: 8, ..c.clone() };
-        assert_eq!((k8.latency_cycles(), k8.cycles_per_decryption_per_core()), (52_948, 52_942));
+        assert_eq!((k8.latency_cycles(), k8.cycles_per_decryption_per_core()), (52_949, 52_943));
         assert_eq!(c.stream_cycles_per_decryption(), 32 * 9);
         // The segmented schedule on the same multiplier: 2 multiplications per exponent bit (its
         // formula held to Verilator at 512 bits by the accelerator's tests).
         let segmented = AcceleratorConfig { schedule: ExponentSchedule::Segmented, window_bits: 1, ..c.clone() };
         assert_eq!(segmented.fold_multiplications_per_exponentiation(), 1 + 2 * 1024);
-        assert_eq!((segmented.latency_cycles(), segmented.cycles_per_decryption_per_core()), (186_983, 186_983));
+        assert_eq!((segmented.latency_cycles(), segmented.cycles_per_decryption_per_core()), (186_984, 186_984));
         assert_eq!(
             AcceleratorConfig { schedule: ExponentSchedule::Segmented, ..c.clone() }.validate(),
             Err(ConfigError::SegmentedWindowBits(5))
@@ -348,9 +465,30 @@ mod tests {
         assert_eq!(AcceleratorConfig { cores: 64, ..c.clone() }.validate(), Ok(()));
         assert_eq!(AcceleratorConfig { stream_bits: 32, ..c.clone() }.validate(), Err(ConfigError::StreamBits(32)));
         assert!(ConfigError::StreamBits(96).to_string().contains("64, 128, 256 or 512"));
+        // The lanes engine at k = 3: six lanes, three jobs a core; a path on the deep loop, the
+        // hand-over, the round (the formulas held to Verilator at 512 and 1024 bits by the
+        // accelerator's tests).
+        let lanes = AcceleratorConfig { engine: Engine::Lanes, ..c.clone() };
+        assert_eq!(
+            (lanes.jobs_per_core(), lanes.lane_wait_cycles(), lanes.cycles_per_decryption_path()),
+            (3, 1, 344_910)
+        );
+        assert_eq!(lanes.latency_cycles(), c.latency_cycles() - c.cycles_per_decryption_path() + 344_910 + 7);
+        assert_eq!(lanes.latency_cycles(), 345_479);
+        assert_eq!((lanes.cycles_per_round(), lanes.cycles_per_decryption_per_core()), (345_210, 115_070));
+        assert_eq!(lanes.cycles_per_round() % 6, 0, "whole turns of the lanes");
+        assert_eq!(
+            AcceleratorConfig { window_bits: 1, ..lanes.clone() }.validate(),
+            Err(ConfigError::LanesSchedule("1-bit windows".into(), 3))
+        );
+        assert!(AcceleratorConfig { window_bits: 6, digits_per_step: 12, ..lanes.clone() }.validate().is_err());
+        assert_eq!(AcceleratorConfig { window_bits: 6, digits_per_step: 11, ..lanes.clone() }.validate(), Ok(()));
+        assert_eq!("lanes".parse(), Ok(Engine::Lanes));
+        assert!("wheels".parse::<Engine>().is_err());
         // Manifests written before these fields existed still read.
         let old = r#"{"key_bits":1024,"limb_bits":17,"window_bits":4,"clock_mhz":100.0,"part":"x"}"#;
         let c: AcceleratorConfig = serde_json::from_str(old).unwrap();
         assert_eq!((c.cores, c.stream_bits, c.digits_per_step, c.schedule), (1, 256, 3, ExponentSchedule::Windows));
+        assert_eq!(c.engine, Engine::Slots);
     }
 }

@@ -91,6 +91,8 @@ impl RegisterModel {
             itf::REG_LIMB_BITS => c.limb_bits as u32,
             itf::REG_DIGITS_PER_STEP => c.digits_per_step as u32,
             itf::REG_SCHEDULE => c.schedule.register_value(),
+            itf::REG_ENGINE => c.engine.register_value(),
+            itf::REG_JOBS_PER_CORE => c.jobs_per_core() as u32,
             itf::REG_STATUS => {
                 bit(self.key_valid, itf::STATUS_KEY_VALID)
                     | bit(busy, itf::STATUS_BUSY)

@@ -3,7 +3,7 @@
 //! host: the XDMA driver over the `_user` node, the Verilator harness over the AXI4-Lite ports,
 //! the emulator's tests over either responder.
 
-use crate::config::{AcceleratorConfig, ConfigError, ExponentSchedule};
+use crate::config::{AcceleratorConfig, ConfigError, Engine, ExponentSchedule};
 use crate::host::decryption_key_loads;
 use crate::interface::{self as itf, FrameError, FrameLayout};
 use ecrt_golden::hw::FoldEcrtKey;
@@ -44,6 +44,14 @@ pub enum SessionError {
         "register SCHEDULE reads {0}, which names no schedule this driver knows: rebuild the bitstream with this ecrt"
     )]
     Schedule(u32),
+    #[error(
+        "register ENGINE reads {0}, which names no engine this driver knows: rebuild the bitstream with this ecrt"
+    )]
+    Engine(u32),
+    #[error(
+        "register JOBS_PER_CORE reads {read} but its configuration holds {expected} a core: the bitstream and this driver disagree"
+    )]
+    JobsPerCore { read: usize, expected: usize },
     #[error("the accelerator is busy (another process is decrypting?); a key loads only while it is idle")]
     Busy,
     #[error("the accelerator refused part of the key load (it became busy: another process is using it?)")]
@@ -72,17 +80,22 @@ pub struct DeviceInfo {
     pub stream_bits: usize,
     pub limb_bits: usize,
     pub digits_per_step: usize,
+    pub engine: Engine,
+    /// Decryptions a core holds in flight: a host keeps cores × this many requests out.
+    pub jobs_per_core: usize,
 }
 
 impl std::fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "ecrt interface {}.{}, {}-bit keys, {} core(s), {} schedule, {} digits per step, {}-bit streams",
+            "ecrt interface {}.{}, {}-bit keys, {} core(s) on {} ({} job(s) each), {} schedule, {} digits per step, {}-bit streams",
             self.version >> 16,
             self.version & 0xFFFF,
             self.key_bits,
             self.cores,
+            self.engine,
+            self.jobs_per_core,
             self.config().schedule_label(),
             self.digits_per_step,
             self.stream_bits
@@ -115,6 +128,12 @@ impl DeviceInfo {
             stream_bits: read(bus, itf::REG_STREAM_BITS)? as usize,
             limb_bits: read(bus, itf::REG_LIMB_BITS)? as usize,
             digits_per_step: read(bus, itf::REG_DIGITS_PER_STEP)? as usize,
+            // Cards before 5.2 read 0 for both: two slots, a job a core.
+            engine: {
+                let value = read(bus, itf::REG_ENGINE)?;
+                Engine::from_register(value).ok_or(SessionError::Engine(value))?
+            },
+            jobs_per_core: (read(bus, itf::REG_JOBS_PER_CORE)? as usize).max(1),
         };
         let config = info.config();
         if let Err(source) = config.validate() {
@@ -122,6 +141,9 @@ impl DeviceInfo {
         }
         if config.digits() != info.digits {
             return Err(SessionError::Digits { read: info.digits, key_bits: info.key_bits, expected: config.digits() });
+        }
+        if config.jobs_per_core() != info.jobs_per_core {
+            return Err(SessionError::JobsPerCore { read: info.jobs_per_core, expected: config.jobs_per_core() });
         }
         Ok(info)
     }
@@ -136,6 +158,7 @@ impl DeviceInfo {
             cores: self.cores,
             stream_bits: self.stream_bits,
             digits_per_step: self.digits_per_step,
+            engine: self.engine,
             ..Default::default()
         }
     }

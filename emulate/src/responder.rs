@@ -255,8 +255,8 @@ impl Responder for InstantResponder {
                 io.output = Some(beat);
             }
         }
-        // One result frame per core at most waits to leave; input waits while they do.
-        let room = self.output.len() < self.config.cores * self.layout.result_beats;
+        // One result frame per job a core holds at most waits to leave; input waits while they do.
+        let room = self.output.len() < self.config.cores * self.config.jobs_per_core() * self.layout.result_beats;
         if let (Some((beat, last)), true) = (input, room) {
             anyhow::ensure!(
                 beat.len() == self.layout.lanes,

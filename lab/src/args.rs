@@ -2,7 +2,7 @@
 //! exponent schedule, its top's parameters, and which backend decrypts.
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
+use ecrt_contract::config::{AcceleratorConfig, Engine, ExponentSchedule};
 use ecrt_driver::backends::BackendKind;
 
 /// A `--backend` flag's parser, taking the backends in `kinds` by name.
@@ -72,6 +72,13 @@ pub struct TopArgs {
     /// more is fewer cycles per multiplication for more DSP48E1s.
     #[arg(long, default_value_t = AcceleratorConfig::default().digits_per_step)]
     pub digits_per_step: usize,
+    /// What each core is built around: `slots` (two slots on the folding multiplier, one
+    /// decryption in flight) or `lanes` (the deep-loop multiplier's k + 3 lanes, a decryption per
+    /// pair; windows of 2 to 6 bits).
+    #[arg(long, default_value = "slots",
+          value_parser = PossibleValuesParser::new(Engine::ALL.map(Engine::name))
+              .try_map(|name| name.parse::<Engine>()))]
+    pub engine: Engine,
 }
 
 impl TopArgs {
@@ -86,6 +93,7 @@ impl TopArgs {
             cores: self.cores,
             stream_bits: self.stream_bits,
             digits_per_step: self.digits_per_step,
+            engine: self.engine,
             ..Default::default()
         })
     }
@@ -108,6 +116,7 @@ impl ConfigArgs {
             cores: self.top.cores,
             stream_bits: self.top.stream_bits,
             digits_per_step: self.top.digits_per_step,
+            engine: self.top.engine,
             ..Default::default()
         })
     }

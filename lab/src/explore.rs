@@ -1,17 +1,15 @@
 //! `ecrt explore`: the configuration space at a glance. For every point of a sweep (key bits ×
-//! digits per step × window bits) it takes the cycles from the configuration's exact formulas
+//! digits per step × exponent schedule and window bits × engine) it takes the cycles from the configuration's exact formulas
 //! (checked against Verilator in the accelerator's tests), the resources of a one-core
 //! accelerator from the fast Yosys estimates, and the logic delay of its longest path; it fills an
 //! xc7vx690t with as many cores as fit and projects the chip's throughput. It prints a table and
 //! writes `explore.json` and `pareto.svg` (latency against chip throughput) to `--out`.
-//!
-//! Only the fixed-window exponent schedule is built in RTL, so it is the only schedule swept.
 
 use crate::chip::{MESA_CYCLES, TARGET_THROUGHPUT};
 use crate::estimate::timing_of;
 use crate::pareto_plot;
 use crate::point::{mark_pareto, Point};
-use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
+use ecrt_contract::config::{AcceleratorConfig, ConfigError, Engine, ExponentSchedule};
 use ecrt_driver::batch::parallel_map;
 use ecrt_sim::{estimate, EstimateOptions, ResourceEstimate, TimingEstimate};
 use serde::{Deserialize, Serialize};
@@ -63,6 +61,10 @@ pub struct Args {
     /// Window widths of the windows schedule to sweep.
     #[arg(long, value_delimiter = ',', default_value = "4,5,6")]
     window_bits: Vec<usize>,
+    /// Engines to sweep: `slots` and `lanes` (the lanes engine runs windows of 2 to 6 bits only:
+    /// it skips the points it cannot build).
+    #[arg(long, value_delimiter = ',', default_value = "slots,lanes")]
+    engine: Vec<Engine>,
     /// TDATA width of the stream ports.
     #[arg(long, default_value_t = AcceleratorConfig::default().stream_bits)]
     stream_bits: usize,
@@ -78,20 +80,25 @@ pub struct Args {
     json: bool,
 }
 
-/// The logic delay for each k of the sweep, from a flattened 512-bit one-core accelerator with
-/// the default window width ([`timing_of`], cached with `ecrt estimate`'s): the window width sets
-/// only the exponent control's counters and the key size only the number of limbs, while k sets
-/// the multiplier's adder trees, where the long paths are. Two runs at a time.
-fn timings(configs: &[AcceleratorConfig]) -> anyhow::Result<Vec<(usize, TimingEstimate)>> {
-    let mut ks: Vec<usize> = configs.iter().map(|c| c.digits_per_step).collect();
-    ks.sort_unstable();
-    ks.dedup();
-    let per_k: Vec<AcceleratorConfig> = ks
+/// The logic delay for each engine and k of the sweep, from a flattened 512-bit one-core
+/// accelerator with the default window width ([`timing_of`], cached with `ecrt estimate`'s): the
+/// window width sets only the exponent control's counters and the key size only the number of
+/// limbs, while k sets the multiplier's adder trees, where the long paths are. Two runs at a time.
+fn timings(configs: &[AcceleratorConfig]) -> anyhow::Result<Vec<((Engine, usize), TimingEstimate)>> {
+    let mut keys: Vec<(Engine, usize)> = configs.iter().map(|c| (c.engine, c.digits_per_step)).collect();
+    keys.sort_unstable_by_key(|&(engine, k)| (engine.register_value(), k));
+    keys.dedup();
+    let per_key: Vec<AcceleratorConfig> = keys
         .iter()
-        .map(|&k| AcceleratorConfig { digits_per_step: k, stream_bits: configs[0].stream_bits, ..Default::default() })
+        .map(|&(engine, k)| AcceleratorConfig {
+            digits_per_step: k,
+            engine,
+            stream_bits: configs[0].stream_bits,
+            ..Default::default()
+        })
         .collect();
-    let results = parallel_map(&per_k, 2, "timing", || Ok::<_, anyhow::Error>(()), |_, c| timing_of(c, false))?;
-    ks.into_iter().zip(results).map(|(k, t)| Ok((k, t?))).collect()
+    let results = parallel_map(&per_key, 2, "timing", || Ok::<_, anyhow::Error>(()), |_, c| timing_of(c, false))?;
+    keys.into_iter().zip(results).map(|(key, t)| Ok((key, t?))).collect()
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -103,22 +110,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     ExponentSchedule::Windows => args.window_bits.as_slice(),
                     ExponentSchedule::Segmented => &[1],
                 };
-                for &window_bits in window_widths {
+                for (&window_bits, &engine) in
+                    window_widths.iter().flat_map(|w| args.engine.iter().map(move |e| (w, e)))
+                {
                     let config = AcceleratorConfig {
                         key_bits,
                         window_bits,
                         schedule,
                         digits_per_step,
                         stream_bits: args.stream_bits,
+                        engine,
                         ..Default::default()
                     };
-                    config.validate().map_err(|e| {
-                        anyhow::anyhow!(
+                    match config.validate() {
+                        Err(ConfigError::LanesSchedule(..)) => continue,
+                        Err(e) => anyhow::bail!(
                             "--key-bits {key_bits}, --digits-per-step {digits_per_step}, {}: {e}",
                             config.schedule_label()
-                        )
-                    })?;
-                    configs.push(config);
+                        ),
+                        Ok(()) => configs.push(config),
+                    }
                 }
             }
         }
@@ -145,7 +156,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .iter()
         .zip(&resources)
         .map(|(config, r)| {
-            let timing = timings.iter().find(|(k, _)| *k == config.digits_per_step).map(|(_, t)| t);
+            let timing =
+                timings.iter().find(|(key, _)| *key == (config.engine, config.digits_per_step)).map(|(_, t)| t);
             Point::new(config, r, timing)
         })
         .collect();
@@ -157,8 +169,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         resource_tool: "Yosys synth_xilinx per distinct module of a one-core accelerator (fast estimate, not Vivado)"
             .into(),
         timing_tool: (!args.no_timing).then(|| {
-            "Yosys sta with the 7-series cell delays, no routing: a flattened 512-bit one-core accelerator per k, \
-             default window width"
+            "Yosys sta with the 7-series cell delays, no routing: a flattened 512-bit one-core accelerator per \
+             engine and k, default window width"
                 .into()
         }),
         targets_2048: Targets { latency_cycles: MESA_CYCLES, decryptions_per_s_100mhz: TARGET_THROUGHPUT },
@@ -182,8 +194,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 fn print_table(points: &[Point]) {
     println!(
-        "{:>5} {:>2} {:>5} {:>8} {:>6} {:>8} {:>5} {:>7} {:>7} {:>5} {:>5} {:>8} {:>8} {:>6} {:>9} {:>6}  ",
+        "{:>5} {:>5} {:>2} {:>5} {:>8} {:>6} {:>8} {:>5} {:>7} {:>7} {:>5} {:>5} {:>8} {:>8} {:>6} {:>9} {:>6}  ",
         "bits",
+        "eng",
         "k",
         "sched",
         "latency",
@@ -203,8 +216,9 @@ fn print_table(points: &[Point]) {
     for p in points {
         let opt = |x: Option<f64>, d: usize| x.map_or("—".to_string(), |v| format!("{v:.d$}"));
         println!(
-            "{:>5} {:>2} {:>5} {:>8} {:>6.3} {:>8} {:>5} {:>7} {:>7} {:>5.1} {:>5} {:>8.0} {:>8} {:>6} {:>9} {:>6.2}{}",
+            "{:>5} {:>5} {:>2} {:>5} {:>8} {:>6.3} {:>8} {:>5} {:>7} {:>7} {:>5.1} {:>5} {:>8.0} {:>8} {:>6} {:>9} {:>6.2}{}",
             p.config.key_bits,
+            p.config.engine.name(),
             p.config.digits_per_step,
             match p.config.schedule {
                 ExponentSchedule::Windows => format!("w={}", p.config.window_bits),
@@ -227,7 +241,7 @@ fn print_table(points: &[Point]) {
         );
     }
     println!(
-        "sched: the exponent schedule, w-bit windows or segmented; latency: idle core, cycles and ms at 100 MHz; cyc/core: a busy core's pace; resources: one-core accelerator \
+        "eng: the engine, two slots or the deep loop's lanes; sched: the exponent schedule, w-bit windows or segmented; latency: idle core, cycles and ms at 100 MHz; cyc/core: a busy core's pace; resources: one-core accelerator \
          (Yosys); cores: per xc7vx690t within 80 % of every resource; dec/s: that chip at 100 MHz (at the plausible \
          clock, 1000 / (2 × logic delay), capped by the part, in dec/s@clk); ×bound: DSP-cycles per decryption over the 24×17 \
          schoolbook bound; *: on the Pareto front of latency against chip throughput"
@@ -248,9 +262,9 @@ mod tests {
         // The k = 4 accelerator's measured estimate: DSPs allow 2 cores.
         let p4 = Point::new(&k4, &resources(1_242, 96_298), None);
         assert_eq!((p4.cores_per_xc7vx690t, p4.xc7vx690t_limiting_resource.as_str()), (2, "dsp48e1"));
-        assert_eq!(p4.latency_cycles, 90_467);
-        assert!((p4.decryptions_per_s_100mhz - 2.0 * 1e8 / 90_461.0).abs() < 1e-6);
-        assert!((p4.ratio_to_schoolbook_bound - 1_242.0 * 90_461.0 / 51_147_571.2).abs() < 1e-9);
+        assert_eq!(p4.latency_cycles, 90_468);
+        assert!((p4.decryptions_per_s_100mhz - 2.0 * 1e8 / 90_462.0).abs() < 1e-6);
+        assert!((p4.ratio_to_schoolbook_bound - 1_242.0 * 90_462.0 / 51_147_571.2).abs() < 1e-9);
         assert_eq!((p4.meets_latency_target, p4.meets_throughput_target), (Some(false), Some(false)));
         assert_eq!(p4.chip_decryptions_per_s_plausible_clock, None);
         // Lower latency, lower throughput: both on the front; a point worse in both is not.

@@ -1,5 +1,5 @@
 //! `ecrt bench-lanes`: the primes' decryption paths in the deep loop's lanes
-//! ([`ecrt_hdl::exponentiation::lane_exp::LaneExp`], not yet in the accelerator) for one key size:
+//! ([`ecrt_hdl::exponentiation::lane_exp::LaneExp`], the lanes engine's paths) for one key size:
 //! cycles per path in Verilator (every lane's eCRT term checked against the golden model, and the
 //! terms' sums against the plaintexts), Yosys's resources and highest fanout at full width, its
 //! logic delay, and what one chip filled with such engines would give at the design's clocks. The

@@ -122,7 +122,12 @@ fn draw_panel(panel: &Panel, key_bits: usize, points: &[&Point]) -> Result<(), B
                 let name = if p.pareto {
                     let cores = p.cores_per_xc7vx690t;
                     let plural = if cores == 1 { "" } else { "s" };
-                    format!("k={}, {}: {cores} core{plural}", p.config.digits_per_step, p.config.schedule_label())
+                    format!(
+                        "k={}, {}, {}: {cores} core{plural}",
+                        p.config.digits_per_step,
+                        p.config.schedule_label(),
+                        p.config.engine
+                    )
                 } else {
                     String::new()
                 };

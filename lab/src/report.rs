@@ -125,7 +125,8 @@ pub type Config = Part<ecrt_contract::config::AcceleratorConfig, ConfigFigures>;
 
 /// The fields of a report's configuration the figures page shows. Records made before the folding
 /// multiplier lack `digits_per_step` (one digit per step), those before the segmented schedule
-/// lack `schedule`, and recorded reports have little more than the key size.
+/// lack `schedule`, those before the lanes engine `engine` (two slots), and recorded reports have
+/// little more than the key size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigFigures {
     pub key_bits: Figure<usize>,
@@ -139,6 +140,8 @@ pub struct ConfigFigures {
     pub schedule: Option<ecrt_contract::config::ExponentSchedule>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub digits_per_step: Option<Figure<usize>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<ecrt_contract::config::Engine>,
 }
 
 #[cfg(test)]

@@ -45,6 +45,10 @@ pub const REG_KEY_DATA: u32 = 0x04C;
 /// `PACKET_HOLD`: cycles the result stream holds a burst's last beat for another result to join
 /// its packet.
 pub const REG_PACKET_HOLD: u32 = 0x050;
+/// `ENGINE`: what each core is built around (0 on cards before 5.2: two slots).
+pub const REG_ENGINE: u32 = 0x054;
+/// `JOBS_PER_CORE`: decryptions a core holds in flight (0 on cards before 5.2: one).
+pub const REG_JOBS_PER_CORE: u32 = 0x058;
 /// Bits of a register address the slave decodes (a 4 KiB window).
 pub const ADDRESS_BITS: usize = 12;
 
@@ -53,7 +57,7 @@ pub const ID_VALUE: u32 = 0x4543_5254;
 /// Interface major version: bumped when a frame or a register changes incompatibly.
 pub const VERSION_MAJOR: u16 = 5;
 /// Interface minor version: bumped for compatible additions.
-pub const VERSION_MINOR: u16 = 1;
+pub const VERSION_MINOR: u16 = 2;
 /// `VERSION`'s value.
 pub const VERSION_VALUE: u32 = (VERSION_MAJOR as u32) << 16 | VERSION_MINOR as u32;
 
@@ -376,6 +380,23 @@ pub const REGISTERS: &[Register] = &[
          (FrameLayout::packet_hold_cycles), so that requests sent together come back as one packet: \
          one DMA transfer, one interrupt.",
         &[field("CYCLES", 11, 0, "The hold, in cycles.")],
+    ),
+    register(
+        "ENGINE",
+        REG_ENGINE,
+        ReadOnly,
+        "What each core is built around (since 5.2; earlier cards read 0): 0 two slots on the folding \
+         multiplier, one decryption in flight; 1 the deep-loop multiplier's k + 3 lanes, a decryption \
+         per pair of lanes.",
+        &[],
+    ),
+    register(
+        "JOBS_PER_CORE",
+        REG_JOBS_PER_CORE,
+        ReadOnly,
+        "Decryptions a core holds in flight (since 5.2; earlier cards read 0, meaning 1). A host keeps \
+         CORES × JOBS_PER_CORE requests in flight to keep every core busy.",
+        &[],
     ),
 ];
 

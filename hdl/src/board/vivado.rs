@@ -59,6 +59,7 @@ pub fn params_tcl(manifest: &Manifest, board: Board, clock: &AcceleratorClock) -
         ("key_bits", c.key_bits.to_string()),
         ("window_bits", c.window_bits.to_string()),
         ("schedule", c.schedule.name().into()),
+        ("engine", c.engine.name().into()),
         ("cores", manifest.cores.to_string()),
         ("stream_bits", manifest.stream_bits.to_string()),
         ("clock_mhz", format!("{:.3}", c.clock_mhz)),

@@ -2,10 +2,11 @@
 //! result}`): m = term_p + term_q, minus n when that is ≥ n.
 //!
 //! Serial over the S limbs, least significant first, one limb per cycle: the redundant limbs of
-//! both terms are added with a carry into exact digits d_j, and d_j − n_j − borrow is formed at
-//! the same time. After S steps the last borrow says whether the sum was below n (the sum is
-//! < 2n < R, so no carry leaves the top). The digits of both candidates shift into the terms'
-//! own registers, so the choice costs a multiplexer on one limb, not a copy.
+//! both terms are added with a carry into exact digits d_j, registered, and d_j − n_j − borrow is
+//! formed from the register in the next cycle, so that no path chains the two adders: S + 1
+//! steps. After them the last borrow says whether the sum was below n (the sum is < 2n < R, so no
+//! carry leaves the top). The digits of both candidates shift into the terms' own registers, so
+//! the choice costs a multiplexer on one limb, not a copy.
 //!
 //! No net reaches every limb: the limbs' selects (capture a term, shift) are registers, decided
 //! the cycle before, in copies ([`crate::fanout`]). A term is announced a cycle ahead
@@ -61,8 +62,11 @@ pub struct Correction {
     low_p: Signal<Local, Bits<X_BITS>>,
     low_q: Signal<Local, Bits<X_BITS>>,
     low_n: Signal<Local, Bits<Y_BITS>>,
-    // p_0 + q_0 + carry; its low 17 bits + 2^17 − n_0 − borrow (bit 17 clear: a borrow).
+    // p_0 + q_0 + carry; the previous step's digit d (its low 17 bits) and n's limb, registered;
+    // d + 2^17 − n_limb − borrow (bit 17 clear: a borrow).
     step_sum: Signal<Local, Bits<20>>,
+    digit: DFF<Bits<Y_BITS>>,
+    n_limb: DFF<Bits<Y_BITS>>,
     step_diff: Signal<Local, Bits<18>>,
     bias: Signal<Local, Bits<18>>,
     // The limbs shift in the next cycle: the sum is running, or a limb was taken (`taken`).
@@ -107,6 +111,8 @@ impl Correction {
             low_q: Default::default(),
             low_n: Default::default(),
             step_sum: Default::default(),
+            digit: Default::default(),
+            n_limb: Default::default(),
             step_diff: Default::default(),
             bias: Default::default(),
             shift_next: Default::default(),
@@ -125,7 +131,7 @@ impl Correction {
 impl Logic for Correction {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, carry, borrow, count, taken);
+        dff_setup!(self, clock, state, carry, borrow, count, taken, digit, n_limb);
         clock!(self, clock, shift_terms, shift_modulus, capture_p, capture_q);
         for j in 0..self.sum.len() {
             self.sum[j].clock.next = self.clock.val();
@@ -147,8 +153,10 @@ impl Logic for Correction {
         if self.borrow.q.val() {
             self.bias.next = 131071.into();
         }
-        self.step_diff.next = bit_cast::<18, Y_BITS>(self.step_sum.val().get_bits::<Y_BITS>(0)) + self.bias.val()
-            - bit_cast::<18, Y_BITS>(self.low_n.val());
+        self.digit.d.next = self.step_sum.val().get_bits::<Y_BITS>(0);
+        self.n_limb.d.next = self.low_n.val();
+        self.step_diff.next =
+            bit_cast::<18, Y_BITS>(self.digit.q.val()) + self.bias.val() - bit_cast::<18, Y_BITS>(self.n_limb.q.val());
         self.valid.next = self.state.q.val() == CorrectionState::Holding;
         self.busy.next = self.state.q.val() != CorrectionState::Idle;
         // While holding, the borrow says which candidate is m: the sum when it was below n.
@@ -175,16 +183,20 @@ impl Logic for Correction {
                 }
             }
             CorrectionState::Running => {
+                // Step i sums limb i and subtracts from limb i − 1's digit (step 0's difference
+                // and step S's sum are nothing).
                 self.carry.d.next = self.step_sum.val().get_bits::<3>(17);
-                self.borrow.d.next = !self.step_diff.val().get_bit(17);
+                if self.count.q.val().any() {
+                    self.borrow.d.next = !self.step_diff.val().get_bit(17);
+                }
                 self.count.d.next = self.count.q.val() + 1;
                 // Both candidates shift down (shift_terms is set in every running cycle); the
-                // new digits enter at the top.
+                // new digits enter at the top, step 0's to be shifted out by step S.
                 for j in (self.sum.len() - 1)..self.sum.len() {
-                    self.sum[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.step_sum.val().get_bits::<Y_BITS>(0));
+                    self.sum[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.digit.q.val());
                     self.diff[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.step_diff.val().get_bits::<Y_BITS>(0));
                 }
-                if self.count.q.val() + 1 == self.digits.val() {
+                if self.count.q.val() == self.digits.val() {
                     self.count.d.next = 0.into();
                     self.state.d.next = CorrectionState::Holding;
                 }

@@ -5,6 +5,7 @@
 //! A job: 2·S ciphertext limbs shifted in, `start` with a tag, a fixed number of cycles, then S
 //! plaintext limbs taken out. The key (both paths' constants) is loaded once, while idle.
 use crate::decryption::correction::Correction;
+use crate::decryption::JOB_COUNT_BITS;
 use crate::exponentiation::modexp::ModExp;
 use crate::exponentiation::slot_control::LoadTarget;
 use crate::multiplier::mul_add::{X_BITS, Y_BITS};
@@ -56,6 +57,8 @@ pub struct DecryptCore {
     pub result_take: Signal<In, bool>,
     /// Decrypting or holding a result.
     pub busy: Signal<Out, bool>,
+    /// Jobs started and not yet handed out whole: 1 while busy.
+    pub jobs: Signal<Out, Bits<JOB_COUNT_BITS>>,
     engine: ModExp,
     correction: Correction,
     state: DFF<CoreState>,
@@ -85,6 +88,7 @@ impl DecryptCore {
             result_limb: Default::default(),
             result_take: Default::default(),
             busy: Default::default(),
+            jobs: Default::default(),
             engine: ModExp::new(shape, exponent_bits, schedule, true),
             correction: Correction::new(digits),
             state: Default::default(),
@@ -102,6 +106,10 @@ impl Logic for DecryptCore {
         clock!(self, clock, engine, correction);
         self.ready.next = (self.state.q.val() == CoreState::Ready) & !self.correction.busy.val();
         self.busy.next = !self.ready.val();
+        self.jobs.next = 0.into();
+        if self.busy.val() {
+            self.jobs.next = 1.into();
+        }
         // Key loads, or (while ready) the ciphertext into both slots' base registers.
         self.engine.load.next = self.key_load.val();
         self.engine.load_both.next = false;

@@ -1,6 +1,6 @@
 //! A decryption core on the deep loop's lanes ([`LaneExp`]): the two-slot core's ports
-//! ([`super::decrypt_core::DecryptCore`]), with (k + 3)/2 decryptions in flight instead of one.
-//! Not yet in the accelerator.
+//! ([`super::decrypt_core::DecryptCore`]), with ⌊(k + 3)/2⌋ decryptions in flight instead of one:
+//! the lanes engine's core.
 //!
 //! Lanes 2j and 2j + 1 are pair j: p's and q's path of one ciphertext. A job's ciphertext is
 //! shifted in as the two-slot core takes it; at `start` it waits for a free pair's first lane to
@@ -8,11 +8,14 @@
 //! from the intake at their load phases, after which the intake is free for the next job. Each
 //! term is written to a RAM per limb at its lane's address as it shows; when both of a pair's are
 //! there, the pair waits for the correction, which reads them one after the other and sums,
-//! compares and hands the plaintext out limb by limb ([`Correction`]). A pair starts again only
-//! once the correction has read its terms, so a stalled output holds terms, not lanes' results.
+//! compares and hands the plaintext out limb by limb ([`Correction`]). Every path takes as long,
+//! so pairs finish in the order their jobs started: the correction takes them in that order, kept
+//! in a queue, and results leave in the order jobs came. A pair starts again only once the
+//! correction has read its terms, so a stalled output holds terms, not lanes' results.
 
 use crate::decryption::correction::Correction;
 use crate::decryption::decrypt_core::TAG_BITS;
+use crate::decryption::JOB_COUNT_BITS;
 use crate::exponentiation::lane_exp::LaneExp;
 use crate::exponentiation::slot_control::LoadTarget;
 use crate::fanout::replicas::Replicas;
@@ -74,6 +77,8 @@ pub struct DeepCore {
     pub result_take: Signal<In, bool>,
     /// Decrypting or holding a result.
     pub busy: Signal<Out, bool>,
+    /// Jobs started and not yet handed out whole: waiting for a pair, on one, or in the correction.
+    pub jobs: Signal<Out, Bits<JOB_COUNT_BITS>>,
     engine: LaneExp,
     correction: Correction,
     // The intake (2·S limbs, shifted in from the top) and n (S limbs, from p's ModulusN loads).
@@ -89,6 +94,18 @@ pub struct DeepCore {
     pair_tag: Vec<DFF<Bits<TAG_BITS>>>,
     pair_running: Vec<DFF<bool>>,
     pair_waiting: Vec<DFF<bool>>,
+    // A pair starts, one is released to the correction (this cycle).
+    pair_started: Signal<Local, bool>,
+    pair_released: Signal<Local, bool>,
+    // The busy pairs' p lanes (running or waiting), oldest first: the order their terms
+    // complete; how many there are; the queue's positions, and each plus one (a start joins at
+    // the count, or a position lower when a pair leaves in the same cycle: compared, not
+    // subtracted).
+    order: Vec<DFF<Bits<LANE_BITS>>>,
+    order_count: DFF<Bits<JOB_COUNT_BITS>>,
+    positions: Vec<Constant<Bits<JOB_COUNT_BITS>>>,
+    positions_after: Vec<Constant<Bits<JOB_COUNT_BITS>>>,
+    oldest_waiting: Signal<Local, bool>,
     // Each pair's lanes: p's (2j), q's (2j + 1).
     p_lane: Vec<Constant<Bits<LANE_BITS>>>,
     q_lane: Vec<Constant<Bits<LANE_BITS>>>,
@@ -104,9 +121,6 @@ pub struct DeepCore {
     // The pair the correction reads: its p lane, and q's.
     collected: DFF<Bits<LANE_BITS>>,
     collected_q: DFF<Bits<LANE_BITS>>,
-    next_pair: Signal<Local, Bits<LANE_BITS>>,
-    next_pair_q: Signal<Local, Bits<LANE_BITS>>,
-    any_waiting: Signal<Local, bool>,
     result_tag_r: DFF<Bits<TAG_BITS>>,
     load_n: Signal<Local, bool>,
 }
@@ -132,6 +146,7 @@ impl DeepCore {
             result_limb: Default::default(),
             result_take: Default::default(),
             busy: Default::default(),
+            jobs: Default::default(),
             engine: LaneExp::new(shape, exponent_bits, window_bits),
             correction: Correction::new(digits),
             intake: many(2 * digits),
@@ -143,6 +158,13 @@ impl DeepCore {
             pair_tag: many(pairs),
             pair_running: many(pairs),
             pair_waiting: many(pairs),
+            pair_started: Default::default(),
+            pair_released: Default::default(),
+            order: many(pairs),
+            order_count: Default::default(),
+            positions: (0..pairs).map(|j| Constant::new((j as u64).into())).collect(),
+            positions_after: (0..pairs).map(|j| Constant::new((j as u64 + 1).into())).collect(),
+            oldest_waiting: Default::default(),
             p_lane: (0..pairs).map(|j| Constant::new((2 * j as u64).into())).collect(),
             q_lane: (0..pairs).map(|j| Constant::new((2 * j as u64 + 1).into())).collect(),
             free_pair: Default::default(),
@@ -153,9 +175,6 @@ impl DeepCore {
             collecting: Default::default(),
             collected: Default::default(),
             collected_q: Default::default(),
-            next_pair: Default::default(),
-            next_pair_q: Default::default(),
-            any_waiting: Default::default(),
             result_tag_r: Default::default(),
             load_n: Default::default(),
         }
@@ -172,6 +191,7 @@ impl Logic for DeepCore {
             pending_tag,
             start_q,
             reading,
+            order_count,
             collecting,
             collected,
             collected_q,
@@ -193,6 +213,8 @@ impl Logic for DeepCore {
             self.pair_tag[j].d.next = self.pair_tag[j].q.val();
             self.pair_running[j].d.next = self.pair_running[j].q.val();
             self.pair_waiting[j].d.next = self.pair_waiting[j].q.val();
+            self.order[j].clock.next = self.clock.val();
+            self.order[j].d.next = self.order[j].q.val();
         }
         for j in 0..self.terms.len() {
             self.terms[j].read_clock.next = self.clock.val();
@@ -242,29 +264,43 @@ impl Logic for DeepCore {
             }
         }
 
-        // Starts: p's path at a free pair's first lane, q's in the next cycle.
+        // Starts: p's path at a free pair's first lane, q's in the next cycle. Whether a pair
+        // starts is decided once, so that the registers it sets take one multiplexer.
         self.engine.start.next = false;
         self.engine.start_prime.next = false;
         self.start_q.d.next = false;
+        self.pair_started.next = false;
+        if !self.start_q.q.val()
+            & self.pending.q.val()
+            & self.engine.can_start.val()
+            & !self.engine.deciding_lane.val().get_bit(0)
+        {
+            for j in 0..self.pair_running.len() {
+                if (self.engine.deciding_lane.val() == self.p_lane[j].val())
+                    & !self.pair_running[j].q.val()
+                    & !self.pair_waiting[j].q.val()
+                {
+                    self.pair_started.next = true;
+                }
+            }
+        }
         if self.reading.q.val().any() {
             self.reading.d.next = self.reading.q.val() - 1;
         }
         if self.start_q.q.val() {
             self.engine.start.next = true;
             self.engine.start_prime.next = true;
-        } else if self.pending.q.val() & self.engine.can_start.val() & !self.engine.deciding_lane.val().get_bit(0) {
-            for j in 0..self.pair_running.len() {
-                if (self.engine.deciding_lane.val() == self.p_lane[j].val())
-                    & !self.pair_running[j].q.val()
-                    & !self.pair_waiting[j].q.val()
-                {
-                    self.engine.start.next = true;
-                    self.start_q.d.next = true;
-                    self.reading.d.next = 4.into();
-                    self.pending.d.next = false;
-                    self.pair_running[j].d.next = true;
-                    self.pair_tag[j].d.next = self.pending_tag.q.val();
-                }
+        }
+        if self.pair_started.val() {
+            self.engine.start.next = true;
+            self.start_q.d.next = true;
+            self.reading.d.next = 4.into();
+            self.pending.d.next = false;
+        }
+        for j in 0..self.pair_running.len() {
+            if self.pair_started.val() & (self.engine.deciding_lane.val() == self.p_lane[j].val()) {
+                self.pair_running[j].d.next = true;
+                self.pair_tag[j].d.next = self.pending_tag.q.val();
             }
         }
 
@@ -288,29 +324,27 @@ impl Logic for DeepCore {
             }
         }
 
-        // The correction: the lowest waiting pair's terms, p's then q's, then the sum.
-        self.any_waiting.next = false;
-        self.next_pair.next = 0.into();
-        self.next_pair_q.next = 0.into();
-        for pn in (self.pair_waiting.len())..(self.pair_waiting.len() + 1) {
-            for j in 0..self.pair_waiting.len() {
-                if self.pair_waiting[pn - 1 - j].q.val() {
-                    self.any_waiting.next = true;
-                    self.next_pair.next = self.p_lane[pn - 1 - j].val();
-                    self.next_pair_q.next = self.q_lane[pn - 1 - j].val();
-                }
+        // The correction: the oldest pair's terms, once both are there, p's then q's, then the sum.
+        self.oldest_waiting.next = false;
+        for j in 0..self.pair_waiting.len() {
+            if self.order_count.q.val().any()
+                & (self.order[0].q.val() == self.p_lane[j].val())
+                & self.pair_waiting[j].q.val()
+            {
+                self.oldest_waiting.next = true;
             }
         }
+        self.pair_released.next = false;
         self.correction.capture_p_next.next = false;
         self.correction.capture_q_next.next = false;
         self.correction.start.next = false;
         self.term_read_lane.d.next = self.collected_q.q.val();
         match self.collecting.q.val() {
             Collecting::Idle => {
-                if self.any_waiting.val() & !self.correction.busy.val() {
-                    self.term_read_lane.d.next = self.next_pair.val();
-                    self.collected.d.next = self.next_pair.val();
-                    self.collected_q.d.next = self.next_pair_q.val();
+                if self.oldest_waiting.val() & !self.correction.busy.val() {
+                    self.term_read_lane.d.next = self.order[0].q.val();
+                    self.collected.d.next = self.order[0].q.val();
+                    self.collected_q.d.next = self.order[0].q.val() + 1;
                     self.collecting.d.next = Collecting::ReadP;
                 }
             }
@@ -327,6 +361,7 @@ impl Logic for DeepCore {
             }
             Collecting::Start => {
                 self.correction.start.next = true;
+                self.pair_released.next = true;
                 for j in 0..self.pair_waiting.len() {
                     if self.collected.q.val() == self.p_lane[j].val() {
                         self.pair_waiting[j].d.next = false;
@@ -355,15 +390,33 @@ impl Logic for DeepCore {
         self.result_limb.next = self.correction.limb.val();
         self.result_tag.next = self.result_tag_r.q.val();
 
-        self.busy.next = self.pending.q.val()
-            | self.reading.q.val().any()
-            | (self.collecting.q.val() != Collecting::Idle)
-            | self.correction.busy.val();
-        for j in 0..self.pair_running.len() {
-            if self.pair_running[j].q.val() | self.pair_waiting[j].q.val() {
-                self.busy.next = true;
+        // The queue: the released pair leaves its head, a started one joins its tail.
+        if self.pair_released.val() {
+            for j in 0..(self.order.len() - 1) {
+                self.order[j].d.next = self.order[j + 1].q.val();
             }
         }
+        for j in 0..self.order.len() {
+            if self.pair_started.val()
+                & ((!self.pair_released.val() & (self.order_count.q.val() == self.positions[j].val()))
+                    | (self.pair_released.val() & (self.order_count.q.val() == self.positions_after[j].val())))
+            {
+                self.order[j].d.next = self.engine.deciding_lane.val();
+            }
+        }
+        if self.pair_started.val() & !self.pair_released.val() {
+            self.order_count.d.next = self.order_count.q.val() + 1;
+        }
+        if self.pair_released.val() & !self.pair_started.val() {
+            self.order_count.d.next = self.order_count.q.val() - 1;
+        }
+        self.jobs.next = bit_cast::<JOB_COUNT_BITS, 1>(self.pending.q.val().into())
+            + self.order_count.q.val()
+            + bit_cast::<JOB_COUNT_BITS, 1>(self.correction.busy.val().into());
+
+        // Busy: a job held (a pair is busy while its lanes read the intake or its terms wait to be
+        // read), from three registers: the register block's key-load refusal follows it.
+        self.busy.next = self.pending.q.val() | self.order_count.q.val().any() | self.correction.busy.val();
     }
 }
 

@@ -123,6 +123,15 @@ pub struct LaneExp {
     ring_window: Vec<DFF<Bits<WINDOW_INDEX_BITS>>>,
     ring_value: Vec<DFF<Bits<WINDOW_VALUE_BITS>>>,
     ring_last: Vec<DFF<bool>>,
+    // Position 0's comparisons and next window, made a cycle ahead from position 1 (which turns
+    // into position 0), so that the decision starts from registers: its table index is the last
+    // entry, its squarings are a window's, its window value is the last entry, its window is the
+    // last; its window plus one.
+    index_last: DFF<bool>,
+    squares_full: DFF<bool>,
+    value_last: DFF<bool>,
+    window_last: DFF<bool>,
+    window_next: DFF<Bits<WINDOW_INDEX_BITS>>,
     // The decision: issue a multiplication; its A (the result, the table, the ciphertext) and B
     // (the table, the result, the ciphertext, 1); its mode and modulus (0: M̂, 1: p², 2:
     // 2^(17M) − p, 3: n); the entry it reads (in the prime's region or the lane's); whether its
@@ -194,10 +203,16 @@ pub struct LaneExp {
     window_address: Signal<Local, Bits<WINDOW_ADDRESS_BITS>>,
     window_address_r: DFF<Bits<WINDOW_ADDRESS_BITS>>,
     next_window: Signal<Local, Bits<WINDOW_INDEX_BITS>>,
-    // Key loads: the last load's limb (or window) index within its target, its target and prime,
-    // whether there was one; each load decoded and registered, in copies per LIMBS_PER_COPY limbs
-    // of the memories it writes (a table or moduli write, its address, the limb's index, the
-    // data), and for N′ and the windows.
+    // Key loads: each registered as it comes (the prime in three copies: the table's addresses,
+    // the moduli's, and the rest, each copy a set of address copies' inputs); the last load's limb
+    // (or window) index within its target, its target and prime, whether there was one; each
+    // load decoded and registered, in copies per LIMBS_PER_COPY limbs of the memories it writes
+    // (a table or moduli write, its address, the limb's index, the data), and for N′ and the
+    // windows.
+    key_load_r: DFF<bool>,
+    key_load_target_r: DFF<LoadTarget>,
+    key_load_data_r: DFF<Bits<Y_BITS>>,
+    key_load_slot_r: Replicas<bool>,
     load_index: DFF<Bits<WINDOW_INDEX_BITS>>,
     load_target: DFF<LoadTarget>,
     load_slot: DFF<bool>,
@@ -272,6 +287,11 @@ impl LaneExp {
             ring_window: many(lanes),
             ring_value: many(lanes),
             ring_last: many(lanes),
+            index_last: Default::default(),
+            squares_full: Default::default(),
+            value_last: Default::default(),
+            window_last: Default::default(),
+            window_next: Default::default(),
             issue: Default::default(),
             a_table: Default::default(),
             cipher: Default::default(),
@@ -343,6 +363,10 @@ impl LaneExp {
             load_data: Replicas::new(copies(operands)),
             n_prime_load: Default::default(),
             n_prime_load_address: Default::default(),
+            key_load_r: Default::default(),
+            key_load_target_r: Default::default(),
+            key_load_data_r: Default::default(),
+            key_load_slot_r: Replicas::new(3),
             window_load: Default::default(),
             load_n_prime: Default::default(),
             loaded: Default::default(),
@@ -396,7 +420,15 @@ impl Logic for LaneExp {
             n_prime_load_address,
             window_load,
             n_prime_out,
-            loaded
+            loaded,
+            key_load_r,
+            key_load_target_r,
+            key_load_data_r,
+            index_last,
+            squares_full,
+            value_last,
+            window_last,
+            window_next
         );
         clock!(
             self,
@@ -418,6 +450,7 @@ impl Logic for LaneExp {
             table_load_address,
             moduli_load,
             moduli_load_address,
+            key_load_slot_r,
             load_index_copies,
             load_data
         );
@@ -477,6 +510,13 @@ impl Logic for LaneExp {
             self.ring_window[dn - 1].d.next = self.ring_window[0].q.val();
             self.ring_last[dn - 1].d.next = self.ring_last[0].q.val();
             self.ring_value[dn - 1].d.next = self.ring_value[0].q.val();
+            for q in 1..2 {
+                self.index_last.d.next = self.ring_index[q].q.val() == self.last_entry.val();
+                self.squares_full.d.next = self.ring_squares[q].q.val() == self.window_bits.val();
+                self.value_last.d.next = self.ring_value[q].q.val() == self.last_entry.val();
+                self.window_last.d.next = self.ring_window[q].q.val() == self.last_window.val();
+                self.window_next.d.next = self.ring_window[q].q.val() + 1;
+            }
 
             // The decision: a start issues the wide REDC; a multiplication that ends at the load
             // phase issues the path's next (the window table written as it is built; acc =
@@ -532,7 +572,7 @@ impl Logic for LaneExp {
                     }
                     LanePhase::Table => {
                         self.write.next = true;
-                        if self.ring_index[0].q.val() != self.last_entry.val() {
+                        if !self.index_last.q.val() {
                             self.ring_index[dn - 1].d.next = self.ring_index[0].q.val() + 1;
                         } else {
                             // acc = T[top window], squared.
@@ -541,7 +581,7 @@ impl Logic for LaneExp {
                             self.next_window.next = 1.into();
                             self.ring_window[dn - 1].d.next = 1.into();
                             self.read_entry.next = self.ring_value[0].q.val();
-                            if self.ring_value[0].q.val() != self.last_entry.val() {
+                            if !self.value_last.q.val() {
                                 self.a_table.next = true;
                             }
                             self.b_result.next = !self.a_table.val();
@@ -554,15 +594,15 @@ impl Logic for LaneExp {
                             self.classic.next = true;
                             self.kind.next = 1.into();
                             self.ring_phase[dn - 1].d.next = LanePhase::FromMontgomery;
-                        } else if self.ring_squares[0].q.val() != self.window_bits.val() {
+                        } else if !self.squares_full.q.val() {
                             self.b_result.next = true;
                             self.ring_squares[dn - 1].d.next = self.ring_squares[0].q.val() + 1;
                         } else {
                             self.read_entry.next = self.ring_value[0].q.val();
                             self.ring_squares[dn - 1].d.next = 0.into();
-                            self.next_window.next = self.ring_window[0].q.val() + 1;
-                            self.ring_window[dn - 1].d.next = self.ring_window[0].q.val() + 1;
-                            self.ring_last[dn - 1].d.next = self.ring_window[0].q.val() == self.last_window.val();
+                            self.next_window.next = self.window_next.q.val();
+                            self.ring_window[dn - 1].d.next = self.window_next.q.val();
+                            self.ring_last[dn - 1].d.next = self.window_last.q.val();
                         }
                     }
                     LanePhase::FromMontgomery => {
@@ -662,20 +702,24 @@ impl Logic for LaneExp {
         self.finish2.d.next = self.finish1.q.val();
         self.finish3.d.next = self.finish2.q.val();
 
-        // Key loads: each limb's index within its target (0 when the target or the prime changes)
-        // and where it goes, decoded from the load and registered, in copies per LIMBS_PER_COPY
-        // limbs of the memories they write.
+        // Key loads: registered as they come; each limb's index within its target (0 when the
+        // target or the prime changes) and where it goes, decoded from the registered load and
+        // registered, in copies per LIMBS_PER_COPY limbs of the memories they write.
+        self.key_load_r.d.next = self.key_load.val();
+        self.key_load_target_r.d.next = self.key_load_target.val();
+        self.key_load_data_r.d.next = self.key_load_data.val();
+        self.key_load_slot_r.d.next = self.key_load_slot.val();
         self.index.next = 0.into();
         if self.loaded.q.val()
-            & (self.load_target.q.val() == self.key_load_target.val())
-            & (self.load_slot.q.val() == self.key_load_slot.val())
+            & (self.load_target.q.val() == self.key_load_target_r.q.val())
+            & (self.load_slot.q.val() == self.key_load_slot_r.q[2].val())
         {
             self.index.next = self.load_index.q.val() + 1;
         }
-        if self.key_load.val() {
+        if self.key_load_r.q.val() {
             self.load_index.d.next = self.index.val();
-            self.load_target.d.next = self.key_load_target.val();
-            self.load_slot.d.next = self.key_load_slot.val();
+            self.load_target.d.next = self.key_load_target_r.q.val();
+            self.load_slot.d.next = self.key_load_slot_r.q[2].val();
             self.loaded.d.next = true;
         }
         self.load_table.next = false;
@@ -683,7 +727,7 @@ impl Logic for LaneExp {
         self.load_modulus.next = false;
         self.load_n_prime.next = false;
         self.load_kind.next = 0.into();
-        match self.key_load_target.val() {
+        match self.key_load_target_r.q.val() {
             LoadTarget::One => {
                 self.load_table.next = true;
             }
@@ -725,21 +769,23 @@ impl Logic for LaneExp {
             _ => {}
         }
         self.load_table_address.next = self.p_region.val() | self.load_entry.val();
-        self.load_modulus_address.next = bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val());
-        if self.key_load_slot.val() {
+        if self.key_load_slot_r.q[0].val() {
             self.load_table_address.next = self.q_region.val() | self.load_entry.val();
+        }
+        self.load_modulus_address.next = bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val());
+        if self.key_load_slot_r.q[1].val() {
             self.load_modulus_address.next =
                 bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val()) | self.second_prime_moduli.val();
         }
-        self.table_load.d.next = self.key_load.val() & self.load_table.val();
+        self.table_load.d.next = self.key_load_r.q.val() & self.load_table.val();
         self.table_load_address.d.next = self.load_table_address.val();
-        self.moduli_load.d.next = self.key_load.val() & self.load_modulus.val();
+        self.moduli_load.d.next = self.key_load_r.q.val() & self.load_modulus.val();
         self.moduli_load_address.d.next = self.load_modulus_address.val();
         self.load_index_copies.d.next = self.index.val();
-        self.load_data.d.next = bit_cast::<X_BITS, Y_BITS>(self.key_load_data.val());
-        self.n_prime_load.d.next = self.key_load.val() & self.load_n_prime.val();
+        self.load_data.d.next = bit_cast::<X_BITS, Y_BITS>(self.key_load_data_r.q.val());
+        self.n_prime_load.d.next = self.key_load_r.q.val() & self.load_n_prime.val();
         self.n_prime_load_address.d.next = self.load_modulus_address.val();
-        self.window_load.d.next = self.key_load.val() & (self.key_load_target.val() == LoadTarget::Exponent);
+        self.window_load.d.next = self.key_load_r.q.val() & (self.key_load_target_r.q.val() == LoadTarget::Exponent);
         self.n_primes.write_address.next = self.n_prime_load_address.q.val();
         self.n_primes.write_data.next = self.load_data.q[0].val().get_bits::<Y_BITS>(0);
         self.n_primes.write_enable.next = self.n_prime_load.q.val();

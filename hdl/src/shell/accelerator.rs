@@ -1,5 +1,6 @@
 //! The accelerator top: the AXI4-Lite [`Registers`], the request parser and dispatcher
-//! [`StreamIn`], `cores` × [`DecryptCore`], and the result collector [`StreamOut`]. Its ports are
+//! [`StreamIn`], `cores` × a decryption core ([`DecryptCore`] on the two-slot engine, [`DeepCore`]
+//! on the lanes engine: the same ports), and the result collector [`StreamOut`]. Its ports are
 //! what the XDMA IP connects to: the AXI4-Lite slave `s_axil_*`, the AXI4-Stream slave `s_axis_*`
 //! (requests, H2C) and master `m_axis_*` (results, C2H), TDATA as 32-bit lanes (`s_axis_tdata$i`
 //! is TDATA[32i+31:32i]).
@@ -9,8 +10,9 @@
 //! under a job. A soft reset (CONTROL) clears the parser and makes the collector drop the results
 //! of the jobs under way; the cores run those jobs out, and the key stays.
 
-use crate::config::AcceleratorConfig;
+use crate::config::{AcceleratorConfig, Engine};
 use crate::decryption::decrypt_core::DecryptCore;
+use crate::decryption::deep_core::DeepCore;
 use crate::exponentiation::slot_control::LoadTarget;
 use crate::interface::{FRAME_TIMEOUT_CYCLES, LANE_BITS};
 use crate::many;
@@ -50,7 +52,9 @@ axi_lite_slave! {
         pub m_axis_tlast: Signal<Out, bool>,
         registers: Registers,
         stream_in: StreamIn,
+        // The configuration's engine's cores (the other engine's list is empty).
         cores: Vec<DecryptCore>,
+        deep_cores: Vec<DeepCore>,
         stream_out: StreamOut,
         // The cores' ready, registered for the dispatcher: its limbs and starts depend on it, and the
         // cores' ready shares an always block with their inputs (a false combinational loop for
@@ -69,6 +73,8 @@ impl Accelerator {
     /// rust-hdl tests build tiny keys that `validate` refuses).
     pub fn new(config: &AcceleratorConfig) -> Self {
         let (digits, lanes, cores) = (config.digits(), config.lanes(), config.cores);
+        let (shape, exponent_bits) = (config.fold_shape(), config.exponent_bits());
+        let engine_cores = |engine| if config.engine == engine { cores } else { 0 };
         axi_lite_slave!(Accelerator {
             clock: Default::default(),
             s_axis_tdata: many(lanes),
@@ -81,8 +87,11 @@ impl Accelerator {
             m_axis_tlast: Default::default(),
             registers: Registers::new(config),
             stream_in: StreamIn::new(digits, lanes, cores, FRAME_TIMEOUT_CYCLES),
-            cores: (0..cores)
-                .map(|_| DecryptCore::new(&config.fold_shape(), config.exponent_bits(), config.golden_schedule()))
+            cores: (0..engine_cores(Engine::Slots))
+                .map(|_| DecryptCore::new(&shape, exponent_bits, config.golden_schedule()))
+                .collect(),
+            deep_cores: (0..engine_cores(Engine::Lanes))
+                .map(|_| DeepCore::new(&shape, exponent_bits, config.window_bits))
                 .collect(),
             stream_out: StreamOut::new(digits, lanes, cores),
             core_ready: many(cores),
@@ -186,17 +195,19 @@ impl Logic for Accelerator {
         }
 
         // The cores: limbs and starts from the dispatcher, key loads broadcast, results to the
-        // collector.
+        // collector; the same wiring for either engine's cores (one list of them is empty).
         self.cores_busy.next = false;
+        for k in 0..self.core_ready.len() {
+            self.core_ready[k].clock.next = self.clock.val();
+            self.stream_in.core_ready[k].next = self.core_ready[k].q.val();
+        }
         for k in 0..self.cores.len() {
             self.cores[k].clock.next = self.clock.val();
             self.cores[k].key_load.next = self.registers.key_load.val() & self.target_known.val();
             self.cores[k].key_load_slot.next = self.registers.key_load_slot.val();
             self.cores[k].key_load_target.next = self.load_target.val();
             self.cores[k].key_load_data.next = self.registers.key_load_data.val();
-            self.core_ready[k].clock.next = self.clock.val();
             self.core_ready[k].d.next = self.cores[k].ready.val();
-            self.stream_in.core_ready[k].next = self.core_ready[k].q.val();
             self.cores[k].limb_in_valid.next = self.stream_in.core_limb_valid[k].val();
             self.cores[k].limb_in.next = self.stream_in.core_limb.val();
             self.cores[k].start.next = self.stream_in.core_start[k].val();
@@ -205,8 +216,28 @@ impl Logic for Accelerator {
             self.stream_out.core_result_tag[k].next = self.cores[k].result_tag.val();
             self.stream_out.core_result_limb[k].next = self.cores[k].result_limb.val();
             self.cores[k].result_take.next = self.stream_out.core_result_take[k].val();
-            self.stream_out.core_busy[k].next = self.cores[k].busy.val();
+            self.stream_out.core_jobs[k].next = self.cores[k].jobs.val();
             if self.cores[k].busy.val() {
+                self.cores_busy.next = true;
+            }
+        }
+        for k in 0..self.deep_cores.len() {
+            self.deep_cores[k].clock.next = self.clock.val();
+            self.deep_cores[k].key_load.next = self.registers.key_load.val() & self.target_known.val();
+            self.deep_cores[k].key_load_slot.next = self.registers.key_load_slot.val();
+            self.deep_cores[k].key_load_target.next = self.load_target.val();
+            self.deep_cores[k].key_load_data.next = self.registers.key_load_data.val();
+            self.core_ready[k].d.next = self.deep_cores[k].ready.val();
+            self.deep_cores[k].limb_in_valid.next = self.stream_in.core_limb_valid[k].val();
+            self.deep_cores[k].limb_in.next = self.stream_in.core_limb.val();
+            self.deep_cores[k].start.next = self.stream_in.core_start[k].val();
+            self.deep_cores[k].tag_in.next = self.stream_in.core_tag.val();
+            self.stream_out.core_result_valid[k].next = self.deep_cores[k].result_valid.val();
+            self.stream_out.core_result_tag[k].next = self.deep_cores[k].result_tag.val();
+            self.stream_out.core_result_limb[k].next = self.deep_cores[k].result_limb.val();
+            self.deep_cores[k].result_take.next = self.stream_out.core_result_take[k].val();
+            self.stream_out.core_jobs[k].next = self.deep_cores[k].jobs.val();
+            if self.deep_cores[k].busy.val() {
                 self.cores_busy.next = true;
             }
         }

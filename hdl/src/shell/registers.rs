@@ -71,6 +71,8 @@ axi_lite_slave! {
         window_bits_value: Constant<Bits<32>>,
         digits_per_step_value: Constant<Bits<32>>,
         schedule_value: Constant<Bits<32>>,
+        engine_value: Constant<Bits<32>>,
+        jobs_per_core_value: Constant<Bits<32>>,
         stream_bits_value: Constant<Bits<32>>,
         limb_bits_value: Constant<Bits<32>>,
         // The fields' bits, from the contract.
@@ -95,6 +97,8 @@ axi_lite_slave! {
         at_window_bits: Constant<Bits<ADDRESS_BITS>>,
         at_digits_per_step: Constant<Bits<ADDRESS_BITS>>,
         at_schedule: Constant<Bits<ADDRESS_BITS>>,
+        at_engine: Constant<Bits<ADDRESS_BITS>>,
+        at_jobs_per_core: Constant<Bits<ADDRESS_BITS>>,
         at_stream_bits: Constant<Bits<ADDRESS_BITS>>,
         at_limb_bits: Constant<Bits<ADDRESS_BITS>>,
         at_status: Constant<Bits<ADDRESS_BITS>>,
@@ -191,6 +195,8 @@ impl Registers {
             window_bits_value: word(window_bits),
             digits_per_step_value: word(digits_per_step),
             schedule_value: word(config.schedule.register_value() as usize),
+            engine_value: word(config.engine.register_value() as usize),
+            jobs_per_core_value: word(config.jobs_per_core()),
             stream_bits_value: word(stream_bits),
             limb_bits_value: word(LIMB_BITS),
             begin_bit: word(KEY_CONTROL_BEGIN as usize),
@@ -213,6 +219,8 @@ impl Registers {
             at_window_bits: at(REG_WINDOW_BITS),
             at_digits_per_step: at(REG_DIGITS_PER_STEP),
             at_schedule: at(REG_SCHEDULE),
+            at_engine: at(REG_ENGINE),
+            at_jobs_per_core: at(REG_JOBS_PER_CORE),
             at_stream_bits: at(REG_STREAM_BITS),
             at_limb_bits: at(REG_LIMB_BITS),
             at_status: at(REG_STATUS),
@@ -394,6 +402,12 @@ impl Logic for Registers {
         }
         if self.read_at.val() == self.at_schedule.val() {
             self.read_value.next = self.schedule_value.val();
+        }
+        if self.read_at.val() == self.at_engine.val() {
+            self.read_value.next = self.engine_value.val();
+        }
+        if self.read_at.val() == self.at_jobs_per_core.val() {
+            self.read_value.next = self.jobs_per_core_value.val();
         }
         if self.read_at.val() == self.at_window_bits.val() {
             self.read_value.next = self.window_bits_value.val();

@@ -92,19 +92,34 @@ pub struct StreamIn {
     pub soft_reset: Signal<In, bool>,
     lane_last: Constant<Bits<LANE_INDEX_BITS>>,
     limb_last: Constant<Bits<POSITION_BITS>>,
-    frame_last: Constant<Bits<POSITION_BITS>>,
     position_limit: Constant<Bits<POSITION_BITS>>,
     opcode: Constant<Bits<8>>,
     timeout_last: Constant<Bits<TIMEOUT_BITS>>,
     malformed: Constant<Bits<STATUS_BITS>>,
     core_number: Vec<Constant<Bits<CORE_BITS>>>,
-    // The beat buffer (the word at hand in lane 0) and the index of the lane taken next.
-    beat: Vec<DFF<Bits<LANE_BITS>>>,
+    // The beat buffer (the word at hand in lane 0, its limb bits: the tag's too) and the index of
+    // the lane taken next; each word's checks, made as the beat comes and shifted with it (bits
+    // [31:17] clear, all clear), and lane 0's as a header (a frame starts at a beat's lane 0): its
+    // key, its opcode.
+    beat: Vec<DFF<Bits<LIMB_BITS>>>,
+    high_clear: Vec<DFF<bool>>,
+    all_clear: Vec<DFF<bool>>,
+    header_key_ok: DFF<bool>,
+    header_opcode_ok: DFF<bool>,
     beat_full: DFF<bool>,
     beat_last: DFF<bool>,
     lane: DFF<Bits<LANE_INDEX_BITS>>,
     // The frame: position of the next word (saturating), faults so far, tag, the reserved core.
     position: DFF<Bits<POSITION_BITS>>,
+    // What the position is, registered as it changes (no comparison on the word's path): past
+    // the header, a limb, padding, the frame's last word; the same of position + 1.
+    past_header: DFF<bool>,
+    at_limb: DFF<bool>,
+    at_padding: DFF<bool>,
+    at_frame_last: DFF<bool>,
+    next_limb: Signal<Local, bool>,
+    next_frame_last: Signal<Local, bool>,
+    before_frame_last: Constant<Bits<POSITION_BITS>>,
     status: DFF<Bits<STATUS_BITS>>,
     tag: DFF<Bits<TAG_BITS>>,
     dispatch: DFF<bool>,
@@ -118,14 +133,13 @@ pub struct StreamIn {
     error_tag_r: DFF<Bits<TAG_BITS>>,
     error_status_r: DFF<Bits<STATUS_BITS>>,
     // This cycle's word and what it means.
-    word: Signal<Local, Bits<LANE_BITS>>,
+    word: Signal<Local, Bits<LIMB_BITS>>,
     key_fault: Signal<Local, bool>,
     shape_fault: Signal<Local, bool>,
     word_status: Signal<Local, Bits<STATUS_BITS>>,
     last_lane: Signal<Local, bool>,
     frame_end: Signal<Local, bool>,
     header_good: Signal<Local, bool>,
-    is_limb: Signal<Local, bool>,
     any_ready: Signal<Local, bool>,
     pick: Signal<Local, Bits<CORE_BITS>>,
     consume: Signal<Local, bool>,
@@ -167,17 +181,27 @@ impl StreamIn {
             soft_reset: Default::default(),
             lane_last: Constant::new(((lanes - 1) as u64).into()),
             limb_last: constant(2 * digits),
-            frame_last: constant(frame_words - 1),
             position_limit: constant(frame_words),
             opcode: Constant::new((crate::interface::OPCODE_DECRYPT as u64).into()),
             timeout_last: Constant::new(((frame_timeout - 1) as u64).into()),
             malformed: Constant::new((RESULT_MALFORMED as u64).into()),
             core_number: (0..cores).map(|k| Constant::new((k as u64).into())).collect(),
             beat: many(lanes),
+            high_clear: many(lanes),
+            all_clear: many(lanes),
+            header_key_ok: Default::default(),
+            header_opcode_ok: Default::default(),
             beat_full: Default::default(),
             beat_last: Default::default(),
             lane: Default::default(),
             position: Default::default(),
+            past_header: Default::default(),
+            at_limb: Default::default(),
+            at_padding: Default::default(),
+            at_frame_last: Default::default(),
+            next_limb: Default::default(),
+            next_frame_last: Default::default(),
+            before_frame_last: constant(frame_words - 2),
             status: Default::default(),
             tag: Default::default(),
             dispatch: Default::default(),
@@ -194,7 +218,6 @@ impl StreamIn {
             last_lane: Default::default(),
             frame_end: Default::default(),
             header_good: Default::default(),
-            is_limb: Default::default(),
             any_ready: Default::default(),
             pick: Default::default(),
             consume: Default::default(),
@@ -211,8 +234,14 @@ impl Logic for StreamIn {
             clock,
             beat_full,
             beat_last,
+            header_key_ok,
+            header_opcode_ok,
             lane,
             position,
+            past_header,
+            at_limb,
+            at_padding,
+            at_frame_last,
             status,
             tag,
             dispatch,
@@ -226,6 +255,10 @@ impl Logic for StreamIn {
         for i in 0..self.beat.len() {
             self.beat[i].clock.next = self.clock.val();
             self.beat[i].d.next = self.beat[i].q.val();
+            self.high_clear[i].clock.next = self.clock.val();
+            self.high_clear[i].d.next = self.high_clear[i].q.val();
+            self.all_clear[i].clock.next = self.clock.val();
+            self.all_clear[i].d.next = self.all_clear[i].q.val();
         }
 
         // The word at hand.
@@ -233,22 +266,20 @@ impl Logic for StreamIn {
             self.word.next = self.beat[i].q.val();
         }
         self.last_lane.next = self.lane.q.val() == self.lane_last.val();
-        self.frame_end.next =
-            self.last_lane.val() & (self.beat_last.q.val() | (self.position.q.val() == self.frame_last.val()));
-        self.is_limb.next = (self.position.q.val() != 0) & (self.position.q.val() <= self.limb_last.val());
+        self.frame_end.next = self.last_lane.val() & (self.beat_last.q.val() | self.at_frame_last.q.val());
+        self.next_limb.next = self.position.q.val() < self.limb_last.val();
+        self.next_frame_last.next = self.position.q.val() == self.before_frame_last.val();
 
         // Its faults, added to the frame's (status is 0 when a frame starts).
-        self.key_fault.next = (self.position.q.val() == 0)
-            & (!self.key_valid.val() | (self.word.val().get_bits::<8>(16) != self.key_id.val()));
-        self.shape_fault.next = ((self.position.q.val() == 0)
-            & (self.word.val().get_bits::<8>(24) != self.opcode.val()))
-            | (self.is_limb.val() & self.word.val().get_bits::<15>(17).any())
-            | ((self.position.q.val() > self.limb_last.val()) & self.word.val().any())
-            | (self.last_lane.val() & self.beat_last.q.val() & (self.position.q.val() != self.frame_last.val()));
+        self.key_fault.next = !self.past_header.q.val() & !self.header_key_ok.q.val();
+        self.shape_fault.next = (!self.past_header.q.val() & !self.header_opcode_ok.q.val())
+            | (self.at_limb.q.val() & !self.high_clear[0].q.val())
+            | (self.at_padding.q.val() & !self.all_clear[0].q.val())
+            | (self.last_lane.val() & self.beat_last.q.val() & !self.at_frame_last.q.val());
         self.word_status.next = self.status.q.val()
             | bit_cast::<STATUS_BITS, 1>(self.key_fault.val().into())
             | (bit_cast::<STATUS_BITS, 1>(self.shape_fault.val().into()) << 1);
-        self.header_good.next = (self.position.q.val() == 0) & (self.word_status.val() == 0);
+        self.header_good.next = !self.past_header.q.val() & (self.word_status.val() == 0);
 
         // The highest-numbered ready core.
         self.any_ready.next = false;
@@ -270,12 +301,12 @@ impl Logic for StreamIn {
             & !(self.frame_end.val() & (self.word_status.val() != 0) & self.error_pending.q.val());
 
         // Limbs into the reserved core; at a good frame's end, its start.
-        self.core_limb.next = self.word.val().get_bits::<LIMB_BITS>(0);
+        self.core_limb.next = self.word.val();
         self.core_tag.next = self.tag.q.val();
         for k in 0..self.core_start.len() {
             self.core_limb_valid[k].next = self.consume.val()
                 & self.dispatch.q.val()
-                & self.is_limb.val()
+                & self.at_limb.q.val()
                 & (self.target.q.val() == self.core_number[k].val());
             self.core_start[k].next = self.consume.val()
                 & self.frame_end.val()
@@ -298,18 +329,28 @@ impl Logic for StreamIn {
         if self.consume.val() {
             for i in 0..(self.beat.len() - 1) {
                 self.beat[i].d.next = self.beat[i + 1].q.val();
+                self.high_clear[i].d.next = self.high_clear[i + 1].q.val();
+                self.all_clear[i].d.next = self.all_clear[i + 1].q.val();
             }
             self.status.d.next = self.word_status.val();
             if self.position.q.val() != self.position_limit.val() {
                 self.position.d.next = self.position.q.val() + 1;
+                self.past_header.d.next = true;
+                self.at_limb.d.next = self.next_limb.val();
+                self.at_padding.d.next = !self.next_limb.val();
+                self.at_frame_last.d.next = self.next_frame_last.val();
             }
-            if self.position.q.val() == 0 {
+            if !self.past_header.q.val() {
                 self.tag.d.next = self.word.val().get_bits::<TAG_BITS>(0);
                 self.dispatch.d.next = self.header_good.val();
                 self.target.d.next = self.pick.val();
             }
             if self.frame_end.val() {
                 self.position.d.next = 0.into();
+                self.past_header.d.next = false;
+                self.at_limb.d.next = false;
+                self.at_padding.d.next = false;
+                self.at_frame_last.d.next = false;
                 self.status.d.next = 0.into();
                 self.dispatch.d.next = false;
                 if (self.word_status.val() == 0) & self.dispatch.q.val() {
@@ -332,7 +373,7 @@ impl Logic for StreamIn {
         // it is collected.
         self.starved.d.next = 0.into();
         self.timed_out.next = false;
-        if !self.beat_full.q.val() & (self.position.q.val() != 0) {
+        if !self.beat_full.q.val() & self.past_header.q.val() {
             self.starved.d.next = self.starved.q.val() + 1;
             if self.starved.q.val() == self.timeout_last.val() {
                 self.starved.d.next = self.starved.q.val();
@@ -344,6 +385,10 @@ impl Logic for StreamIn {
             self.frame_key_not_loaded.next = self.status.q.val().get_bit(0);
             self.frame_malformed.next = true;
             self.position.d.next = 0.into();
+            self.past_header.d.next = false;
+            self.at_limb.d.next = false;
+            self.at_padding.d.next = false;
+            self.at_frame_last.d.next = false;
             self.status.d.next = 0.into();
             self.dispatch.d.next = false;
             self.lane.d.next = 0.into();
@@ -358,7 +403,14 @@ impl Logic for StreamIn {
             self.beat_full.d.next = true;
             self.beat_last.d.next = self.s_axis_tlast.val();
             for i in 0..self.beat.len() {
-                self.beat[i].d.next = self.s_axis_tdata[i].val();
+                self.beat[i].d.next = self.s_axis_tdata[i].val().get_bits::<LIMB_BITS>(0);
+                self.high_clear[i].d.next = !self.s_axis_tdata[i].val().get_bits::<15>(17).any();
+                self.all_clear[i].d.next = !self.s_axis_tdata[i].val().any();
+            }
+            for i in 0..1 {
+                self.header_key_ok.d.next =
+                    self.key_valid.val() & (self.s_axis_tdata[i].val().get_bits::<8>(16) == self.key_id.val());
+                self.header_opcode_ok.d.next = self.s_axis_tdata[i].val().get_bits::<8>(24) == self.opcode.val();
             }
         }
 
@@ -373,13 +425,17 @@ impl Logic for StreamIn {
             self.frame_malformed.next = false;
             self.beat_full.d.next = false;
             self.position.d.next = 0.into();
+            self.past_header.d.next = false;
+            self.at_limb.d.next = false;
+            self.at_padding.d.next = false;
+            self.at_frame_last.d.next = false;
             self.status.d.next = 0.into();
             self.dispatch.d.next = false;
             self.lane.d.next = 0.into();
             self.starved.d.next = 0.into();
             self.error_pending.d.next = false;
         }
-        self.busy.next = self.beat_full.q.val() | (self.position.q.val() != 0) | self.error_pending.q.val();
+        self.busy.next = self.beat_full.q.val() | self.past_header.q.val() | self.error_pending.q.val();
     }
 }
 

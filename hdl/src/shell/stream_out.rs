@@ -7,9 +7,11 @@
 //! cycle, or zeros for an error), zero padding. A full beat is presented on TVALID and held until
 //! TREADY; only then is the next beat built, so nothing is lost under back-pressure.
 //!
-//! A soft reset marks every busy core stale: a stale core's next result is taken limb by limb and
-//! dropped (it belongs to a host that is gone), without a frame. A frame already being built when
-//! the reset comes is finished and sent, so the stream stays in whole frames.
+//! A soft reset marks every busy core stale for as many results as it holds jobs: a stale core's
+//! next results are taken limb by limb and dropped (they belong to a host that is gone), without
+//! a frame; a core's results come in the order its jobs started. A frame already being built when
+//! the reset comes (or starting as it comes) is finished and sent, so the stream stays in whole
+//! frames: its result is not counted stale.
 //!
 //! TLAST ends a burst, not every frame: a frame's last beat carries TLAST unless another result is
 //! already waiting to follow it. Results that are ready together leave as one packet, which the
@@ -20,6 +22,7 @@
 //! a soft reset. With 0 a lone result ends its packet at once, so a read never waits for a result
 //! that is not coming.
 
+use crate::decryption::JOB_COUNT_BITS;
 use crate::interface::{LANE_BITS, PACKET_HOLD_BITS, RESULT_MAGIC};
 use crate::limbs::LIMB_BITS;
 use crate::many;
@@ -65,9 +68,9 @@ pub struct StreamOut {
     pub frame_failed: Signal<Out, bool>,
     /// A frame is being built, or a beat is held back or presented.
     pub busy: Signal<Out, bool>,
-    /// Core k is decrypting or holding a result.
-    pub core_busy: Vec<Signal<In, bool>>,
-    /// Mark the busy cores stale (CONTROL.SOFT_RESET).
+    /// Core k's jobs: decrypting, or holding a result.
+    pub core_jobs: Vec<Signal<In, Bits<JOB_COUNT_BITS>>>,
+    /// Mark the busy cores' jobs stale (CONTROL.SOFT_RESET).
     pub soft_reset: Signal<In, bool>,
     /// Cycles the beat that would end a burst waits for another result to follow it in the same
     /// packet (PACKET_HOLD; 0: it leaves at once).
@@ -95,8 +98,8 @@ pub struct StreamOut {
     // `hold_left`: the held cycles left after this one.
     holding: DFF<bool>,
     hold_left: DFF<Bits<PACKET_HOLD_BITS>>,
-    // Core k's next result is dropped; the frame being built is one of those.
-    stale: Vec<DFF<bool>>,
+    // Core k's next results dropped, counted off as their frames start.
+    stale: Vec<DFF<Bits<JOB_COUNT_BITS>>>,
     dropping: DFF<bool>,
     // This cycle's choices and word.
     any_result: Signal<Local, bool>,
@@ -107,7 +110,10 @@ pub struct StreamOut {
     write: Signal<Local, bool>,
     is_limb: Signal<Local, bool>,
     word: Signal<Local, Bits<LANE_BITS>>,
-    finishing: Signal<Local, bool>,
+    // A core's frame starts in this cycle; core k's result is in a frame, its last limb not yet
+    // taken.
+    core_frame_starts: Signal<Local, bool>,
+    in_frame: Vec<Signal<Local, bool>>,
     start_hold: Signal<Local, bool>,
 }
 
@@ -135,7 +141,7 @@ impl StreamOut {
             frame_sent: Default::default(),
             frame_failed: Default::default(),
             busy: Default::default(),
-            core_busy: many(cores),
+            core_jobs: many(cores),
             soft_reset: Default::default(),
             packet_hold: Default::default(),
             lane_last: constant(lanes as u64 - 1),
@@ -167,7 +173,8 @@ impl StreamOut {
             write: Default::default(),
             is_limb: Default::default(),
             word: Default::default(),
-            finishing: Default::default(),
+            core_frame_starts: Default::default(),
+            in_frame: many(cores),
             start_hold: Default::default(),
         }
     }
@@ -221,7 +228,7 @@ impl Logic for StreamOut {
         self.limb.next = 0.into();
         for k in 0..self.core_result_valid.len() {
             if self.core_result_valid[k].val()
-                & !self.stale[k].q.val()
+                & !self.stale[k].q.val().any()
                 & (!self.active.q.val() | self.from_error.q.val() | (self.source.q.val() != self.core_number[k].val()))
             {
                 self.other_waiting.next = true;
@@ -238,6 +245,7 @@ impl Logic for StreamOut {
 
         // A new frame: an error result first.
         self.error_take.next = false;
+        self.core_frame_starts.next = false;
         if !self.active.q.val() {
             self.position.d.next = 0.into();
             self.lane.d.next = 0.into();
@@ -248,6 +256,7 @@ impl Logic for StreamOut {
                 self.tag.d.next = self.error_tag.val();
                 self.status.d.next = self.error_status.val();
             } else if self.any_result.val() {
+                self.core_frame_starts.next = true;
                 self.active.d.next = true;
                 self.from_error.d.next = false;
                 self.source.d.next = self.pick.val();
@@ -255,8 +264,9 @@ impl Logic for StreamOut {
                 self.status.d.next = 0.into();
                 self.dropping.d.next = false;
                 for k in 0..self.stale.len() {
-                    if self.stale[k].q.val() & (self.pick.val() == self.core_number[k].val()) {
+                    if self.stale[k].q.val().any() & (self.pick.val() == self.core_number[k].val()) {
                         self.dropping.d.next = true;
+                        self.stale[k].d.next = self.stale[k].q.val() - 1;
                     }
                 }
             }
@@ -266,9 +276,6 @@ impl Logic for StreamOut {
         // dropped frame's words go nowhere, one per cycle.
         self.write.next =
             self.active.q.val() & ((!self.beat_valid.q.val() & !self.holding.q.val()) | self.dropping.q.val());
-        // A core's frame takes its last word now.
-        self.finishing.next =
-            self.write.val() & (self.position.q.val() == self.frame_last.val()) & !self.from_error.q.val();
         self.is_limb.next = (self.position.q.val() != 0) & (self.position.q.val() <= self.limb_last.val());
         self.word.next = 0.into();
         if self.position.q.val() == 0 {
@@ -319,12 +326,6 @@ impl Logic for StreamOut {
             if self.position.q.val() == self.frame_last.val() {
                 self.active.d.next = false;
                 self.dropping.d.next = false;
-                // The source core's result is out: its next one is a live host's.
-                for k in 0..self.stale.len() {
-                    if self.finishing.val() & (self.source.q.val() == self.core_number[k].val()) {
-                        self.stale[k].d.next = false;
-                    }
-                }
             }
         }
         // The held beat leaves when a result comes to follow it (the burst goes on) or when the
@@ -338,12 +339,21 @@ impl Logic for StreamOut {
                 self.beat_last.d.next = self.soft_reset.val() | !self.other_waiting.val();
             }
         }
-        // A soft reset: the busy cores' next results are a gone host's (not the one whose last
-        // limb leaves now).
+        // A soft reset: the cores' jobs' results are a gone host's, but for one already in a
+        // frame, which goes out whole.
+        for k in 0..self.in_frame.len() {
+            self.in_frame[k].next = (self.active.q.val()
+                & !self.from_error.q.val()
+                & (self.source.q.val() == self.core_number[k].val())
+                & (self.position.q.val() <= self.limb_last.val()))
+                | (self.core_frame_starts.val() & (self.pick.val() == self.core_number[k].val()));
+        }
         if self.soft_reset.val() {
             for k in 0..self.stale.len() {
-                self.stale[k].d.next = self.core_busy[k].val()
-                    & !(self.finishing.val() & (self.source.q.val() == self.core_number[k].val()));
+                self.stale[k].d.next = self.core_jobs[k].val();
+                if self.in_frame[k].val() {
+                    self.stale[k].d.next = self.core_jobs[k].val() - 1;
+                }
             }
         }
         self.busy.next = self.active.q.val() | self.beat_valid.q.val() | self.holding.q.val();

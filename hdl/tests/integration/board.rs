@@ -222,6 +222,7 @@ fn disagreements(dir: &Path) -> Vec<String> {
     expect("params key_bits", param("key_bits") == c.key_bits.to_string());
     expect("params window_bits", param("window_bits") == c.window_bits.to_string());
     expect("params schedule", param("schedule") == c.schedule.name());
+    expect("params engine", param("engine") == c.engine.name());
     expect("params cores", param("cores") == manifest.cores.to_string());
     expect("params stream_bits", param("stream_bits") == manifest.stream_bits.to_string());
     expect("params axi_data_width", param("axi_data_width") == format!("{}_bit", manifest.stream_bits));

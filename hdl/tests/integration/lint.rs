@@ -27,6 +27,20 @@ const JUSTIFIED: &[(&str, &str)] = &[
     ("UNUSEDSIGNAL", "lows$N"),
     ("UNUSEDSIGNAL", "tops$N"),
     ("UNUSEDSIGNAL", "t$N"),
+    // The lanes engine's.
+    ("UNUSEDPARAM", "LanePhase$"),
+    ("UNUSEDPARAM", "Collecting$"),
+    ("UNUSEDPARAM", "rows"),
+    ("UNUSEDPARAM", "levels"),
+    ("UNUSEDSIGNAL", "mul$t$"),
+    ("UNUSEDSIGNAL", "mul$next_free"),
+    ("UNUSEDSIGNAL", "mul$busy"),
+    ("UNUSEDSIGNAL", "base_fold$q$"),
+    ("UNUSEDSIGNAL", "base_down$q$"),
+    ("UNUSEDSIGNAL", "row_delay$N$q"),
+    ("UNUSEDSIGNAL", "products$N"),
+    ("UNUSEDSIGNAL", "sums$N"),
+    ("UNUSEDSIGNAL", "m"),
 ];
 
 #[test]
@@ -43,6 +57,13 @@ fn emitted_segmented_accelerator_lints_clean_but_for_the_justified_warnings() {
         schedule: ecrt_contract::config::ExponentSchedule::Segmented,
         ..Default::default()
     };
+    lint(&emit(&config).unwrap());
+}
+
+#[test]
+fn emitted_lanes_accelerator_lints_clean_but_for_the_justified_warnings() {
+    let config =
+        AcceleratorConfig { key_bits: 512, engine: ecrt_contract::config::Engine::Lanes, ..Default::default() };
     lint(&emit(&config).unwrap());
 }
 

@@ -32,6 +32,9 @@ pub struct SimReport {
     pub window_bits: Option<usize>,
     /// The schedule's label: `"5-bit windows"`, `"segmented"`.
     pub schedule: Option<String>,
+    /// What each core is built around (`slots` or `lanes`).
+    #[serde(default)]
+    pub engine: Option<String>,
     /// Decryptions in the batch.
     pub count: usize,
     /// An idle pipeline's latency, first input beat to last output beat.
@@ -123,16 +126,18 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Cycles per decryption in steady state: after the first round (one job per core), the pace at
-/// which the rest leave; a batch with no second round gives its average.
-fn steady_cycles(batch: &RunReport, cores: usize) -> (f64, &'static str) {
+/// Cycles per decryption in steady state: after the first round (as many jobs as the cores hold),
+/// the pace at which whole rounds of the rest leave; a batch with no second round gives its
+/// average.
+fn steady_cycles(batch: &RunReport, round: usize) -> (f64, &'static str) {
     let mut ends: Vec<u64> = batch.jobs.iter().map(|j| j.last_out).collect();
     ends.sort_unstable();
-    let k = ends.len();
-    if k > cores {
-        ((ends[k - 1] - ends[cores - 1]) as f64 / (k - cores) as f64, "after the first round")
+    let rounds = (ends.len() / round).saturating_sub(1);
+    if rounds > 0 {
+        let after = rounds * round;
+        ((ends[round - 1 + after] - ends[round - 1]) as f64 / after as f64, "whole rounds after the first")
     } else {
-        (batch.cycles as f64 / k as f64, "batch average (count ≤ cores)")
+        (batch.cycles as f64 / ends.len() as f64, "batch average (one round)")
     }
 }
 
@@ -145,7 +150,7 @@ fn report(
     verified: usize,
 ) -> SimReport {
     let latencies: Vec<u64> = batch.jobs.iter().map(|j| j.latency()).collect();
-    let (cycles_per_decryption, method) = steady_cycles(batch, config.cores);
+    let (cycles_per_decryption, method) = steady_cycles(batch, config.cores * config.jobs_per_core());
     let per_core_cycles = cycles_per_decryption * config.cores as f64;
     let latency = idle.jobs[0].latency();
     let chip = ChipProjection::new(resources, config.cores, timing, latency as f64, per_core_cycles);
@@ -158,6 +163,7 @@ fn report(
         digits_per_step: Some(config.digits_per_step),
         window_bits: Some(config.window_bits),
         schedule: Some(config.schedule_label()),
+        engine: Some(config.engine.name().into()),
         count: batch.jobs.len(),
         latency_cycles: latency.into(),
         latency_cycles_min: latencies.iter().copied().min(),
@@ -197,10 +203,11 @@ fn report(
 
 fn print_table(report: &serde_json::Value) {
     println!(
-        "ecrt bench (Verilator model, {}-bit key, {} core(s), {} digits per step, {} schedule, {} decryptions, \
-         all verified: {})",
+        "ecrt bench (Verilator model, {}-bit key, {} core(s) on {}, {} digits per step, {} schedule, {} \
+         decryptions, all verified: {})",
         report["key_bits"],
         report["cores"],
+        report["engine"].as_str().unwrap_or("slots"),
         report["digits_per_step"],
         report["schedule"].as_str().unwrap_or("?"),
         report["count"],

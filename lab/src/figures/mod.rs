@@ -156,13 +156,12 @@ impl Kind {
             }
             Kind::Lanes => {
                 "`ecrt bench-lanes`: the deep-loop multiplier with k + 3 lanes, each running one prime's \
-                 decryption path of a ciphertext (not yet the accelerator's engine), in Verilator: every \
-                 lane's eCRT term checked against the golden model and the two terms' sum against the \
-                 plaintext, cycles exact; Yosys resources and fanout at full width, the logic delay flattened \
-                 at 512 bits; and what one xc7vx690t filled with such engines would give at the design's \
-                 clocks. These are the engine's: the core around it (`DeepCore`) adds the ciphertext's intake, \
-                 the terms' memory and the final correction, whose step (two chained adders) is not yet within \
-                 the stage budget."
+                 decryption path of a ciphertext, in Verilator: every lane's eCRT term checked against the \
+                 golden model and the two terms' sum against the plaintext, cycles exact; Yosys resources and \
+                 fanout at full width, the logic delay flattened at 512 bits; and what one xc7vx690t filled with \
+                 such engines would give at the design's clocks. These are the paths alone: the lanes engine's \
+                 core (`DeepCore`) adds the ciphertext's intake, the terms' memory and the final correction \
+                 (`ecrt bench --engine lanes` measures the whole accelerator)."
             }
             Kind::Explore => {
                 "`ecrt explore`: each configuration's cycles from its exact formulas (checked against Verilator), \

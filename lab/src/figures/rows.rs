@@ -17,7 +17,7 @@ use crate::multiplier_bench::MultiplierReport;
 use crate::point::Point;
 use crate::python_bench::{FateReport, PythonReport};
 use crate::report::{ConfigFigures, Figure};
-use ecrt_contract::config::ExponentSchedule;
+use ecrt_contract::config::{Engine, ExponentSchedule};
 use ecrt_sim::EstimateMethod;
 
 /// Driver CPU µs per decryption.
@@ -71,9 +71,12 @@ fn configuration(config: &ConfigFigures) -> String {
         _ => {}
     }
     // Records made before the folding multiplier have no such field: one digit per step.
-    match val(&config.digits_per_step) {
-        Some(k) => parts.push(format!("{} digits per step (folding multiplier)", int(k))),
-        None => parts.push("one digit per step (classic multiplier only)".into()),
+    match (val(&config.digits_per_step), config.engine) {
+        (Some(k), Some(Engine::Lanes)) => {
+            parts.push(format!("{} digits per step, the lanes engine (deep-loop multiplier)", int(k)))
+        }
+        (Some(k), _) => parts.push(format!("{} digits per step (folding multiplier)", int(k))),
+        (None, _) => parts.push("one digit per step (classic multiplier only)".into()),
     }
     parts.join(", ")
 }
@@ -485,7 +488,11 @@ fn point_name(p: &Point) -> String {
         ExponentSchedule::Segmented => "segmented".to_string(),
         ExponentSchedule::Windows => format!("{}-bit windows", p.config.window_bits),
     };
-    format!("k = {}, {schedule}", p.config.digits_per_step)
+    let engine = match p.config.engine {
+        Engine::Slots => "",
+        Engine::Lanes => ", lanes",
+    };
+    format!("k = {}, {schedule}{engine}", p.config.digits_per_step)
 }
 
 fn explore_rows(r: &ExploreReport) -> Vec<Row> {
@@ -556,7 +563,9 @@ fn schedule_rows(points: &[Point]) -> Vec<Row> {
         let of_k = |schedule: ExponentSchedule| {
             points
                 .iter()
-                .filter(|p| p.config.digits_per_step == k && p.config.schedule == schedule)
+                .filter(|p| {
+                    p.config.digits_per_step == k && p.config.schedule == schedule && p.config.engine == Engine::Slots
+                })
                 .min_by_key(|p| p.latency_cycles)
         };
         let (Some(w), Some(s)) = (of_k(ExponentSchedule::Windows), of_k(ExponentSchedule::Segmented)) else {

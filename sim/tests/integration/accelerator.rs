@@ -2,7 +2,7 @@
 //! Verilator, driven through its AXI4-Lite and AXI4-Stream ports as the XDMA IP drives them, against
 //! the golden model and the phe vectors.
 
-use ecrt_contract::config::{AcceleratorConfig, ExponentSchedule};
+use ecrt_contract::config::{AcceleratorConfig, Engine, ExponentSchedule};
 use ecrt_contract::interface::{self as itf, encode_request_words};
 use ecrt_golden::hw::FoldEcrtKey;
 use ecrt_golden::phe_format::read_private_key;
@@ -90,13 +90,20 @@ fn check_phe_vectors_on(config: &AcceleratorConfig, take: usize) {
         assert_eq!(job.result.plaintext, want, "{bits} bits, case {k}");
     }
     // The first round of jobs (one per core) met idle cores: the first takes the formula's
-    // latency, and each one after it a cycle more, its header held while the dispatcher settles
-    // after the start before it (the cores' ready is registered).
+    // latency (on the lanes, up to the wait for a pair's first lane more), and on the two slots
+    // each one after it a cycle more, its header held while the dispatcher settles after the
+    // start before it (the cores' ready is registered).
     let first: Vec<u64> = report.jobs.iter().take(cores).map(|j| j.latency()).collect();
     eprintln!("{bits} bits: {:?} cycles, {:.0} cycles/s", first, report.cycles_per_second());
-    let idle = sim.manifest().config.latency_cycles() as u64;
-    let want: Vec<u64> = (0..first.len()).map(|i| idle + u64::from(i > 0)).collect();
-    assert_eq!(first, want, "{bits} bits: the first round against the latency formula");
+    let config = &sim.manifest().config;
+    let idle = config.latency_cycles() as u64;
+    if config.engine == Engine::Slots {
+        let want: Vec<u64> = (0..first.len()).map(|i| idle + u64::from(i > 0)).collect();
+        assert_eq!(first, want, "{bits} bits: the first round against the latency formula");
+    } else {
+        let most = idle + config.lane_wait_cycles() as u64;
+        assert!((idle..=most).contains(&first[0]), "{bits} bits: {} cycles, the formula's {idle} to {most}", first[0]);
+    }
     assert_eq!(sim.read_register(itf::REG_JOBS_OUT).unwrap() as usize, ciphertexts.len());
     assert_eq!(sim.read_register(itf::REG_ERRORS).unwrap(), 0);
 }
@@ -109,13 +116,73 @@ fn phe_vectors() {
 }
 
 /// Every phe vector at 2048 bits on two cores and on one (the configuration `ecrt bench` and
-/// `ecrt demo` build), and at 3072 bits (minutes of simulation: `scripts/test --full`).
+/// `ecrt demo` build), and at 3072 bits (minutes of simulation: `scripts/test --full`); and on
+/// the lanes engine at 2048 bits.
 #[test]
 #[ignore = "slow: every 2048- and 3072-bit vector; scripts/test --full runs it"]
 fn every_phe_vector() {
     check_phe_vectors(2048, 2, usize::MAX);
     check_phe_vectors(2048, 1, usize::MAX);
     check_phe_vectors(3072, 1, usize::MAX);
+    check_phe_vectors_on(&lanes(2048), usize::MAX);
+}
+
+/// The default configuration on the lanes engine, one core.
+fn lanes(key_bits: usize) -> AcceleratorConfig {
+    AcceleratorConfig { key_bits, engine: Engine::Lanes, ..Default::default() }
+}
+
+/// The lanes engine: phe's 1024-bit vectors, one more than its pairs so that one waits for a
+/// pair, each to phe's plaintext.
+#[test]
+fn lanes_engine_phe_vectors() {
+    let config = lanes(1024);
+    check_phe_vectors_on(&config, config.jobs_per_core() + 1);
+}
+
+/// The lanes engine in constant time (512 bits, one core): every idle latency the formula's up to
+/// the wait for a pair's first lane, whatever the key and the ciphertext; back to back, each pair
+/// takes its next job at the round formula's pace; the card says what it runs.
+#[test]
+fn lanes_engine_constant_time() {
+    let config = AcceleratorConfig { stream_bits: 64, ..lanes(512) };
+    let mut sim = build_config(&config);
+    assert_eq!(sim.read_register(itf::REG_ENGINE).unwrap(), Engine::Lanes.register_value());
+    assert_eq!(sim.read_register(itf::REG_JOBS_PER_CORE).unwrap() as usize, config.jobs_per_core());
+    let mut rng = rand::rngs::StdRng::seed_from_u64(14);
+    let (idle, wait) = (config.latency_cycles() as u64, config.lane_wait_cycles() as u64);
+    for _ in 0..2 {
+        let (p, q) = random_key(512, &mut rng);
+        let hw = hw_key(&p, &q, &sim);
+        sim.load_key(&hw, KEY_ID).unwrap();
+        let mut ciphertexts = random_units(&hw, 2, &mut rng);
+        ciphertexts.extend([BigUint::one(), hw.classic().n_squared() - 1u32]);
+        for c in &ciphertexts {
+            let frames = requests(&sim, std::slice::from_ref(c), KEY_ID);
+            let report = run(&mut sim, &frames, OutputPacing::Always);
+            assert_eq!(report.jobs[0].result.plaintext, hw.decrypt(c).unwrap());
+            let latency = report.jobs[0].latency();
+            assert!(
+                (idle..=idle + wait).contains(&latency),
+                "{latency} cycles, the formula's {idle} to {}",
+                idle + wait
+            );
+        }
+    }
+    let (p, q) = random_key(512, &mut rng);
+    let hw = hw_key(&p, &q, &sim);
+    sim.load_key(&hw, KEY_ID).unwrap();
+    let pairs = config.jobs_per_core();
+    let ciphertexts = random_units(&hw, 3 * pairs, &mut rng);
+    let frames = requests(&sim, &ciphertexts, KEY_ID);
+    let report = run(&mut sim, &frames, OutputPacing::Always);
+    for (job, c) in report.jobs.iter().zip(&ciphertexts) {
+        assert_eq!(job.result.plaintext, hw.decrypt(c).unwrap());
+    }
+    let ends: Vec<u64> = report.jobs.iter().map(|j| j.last_out).collect();
+    for (i, round) in ends.windows(pairs + 1).map(|w| w[pairs] - w[0]).enumerate() {
+        assert_eq!(round, config.cycles_per_round() as u64, "job {i} and the next on its pair: ends {ends:?}");
+    }
 }
 
 /// Every 1024-bit phe vector on the segmented schedule (a model of its own: `scripts/test --full`).
@@ -283,6 +350,8 @@ fn registers_report_the_configuration() {
     assert_eq!(read(&mut sim, itf::REG_STREAM_BITS) as usize, config.stream_bits);
     assert_eq!(read(&mut sim, itf::REG_DIGITS_PER_STEP) as usize, config.digits_per_step);
     assert_eq!(read(&mut sim, itf::REG_SCHEDULE), config.schedule.register_value());
+    assert_eq!(read(&mut sim, itf::REG_ENGINE), Engine::Slots.register_value());
+    assert_eq!(read(&mut sim, itf::REG_JOBS_PER_CORE), 1);
     assert_eq!(read(&mut sim, itf::REG_STATUS) & itf::STATUS_KEY_VALID, 0);
 }
 

@@ -1,7 +1,7 @@
 //! Yosys `sta` through LUT RAM: the paths the timing script must not lose.
 
 use ecrt_golden::hw::FoldShape;
-use ecrt_hdl::emit::{emit_deep_mul, emit_lane_exp};
+use ecrt_hdl::emit::{emit_deep_core, emit_deep_mul, emit_lane_exp};
 use ecrt_sim::{logic_delay, EstimateOptions, TimingEstimate};
 
 /// The most logic one register-to-register path may hold: at a quarter of a 7-series path's
@@ -125,5 +125,13 @@ fn the_deep_loop_multiplier_stays_within_the_stage_budget() {
 #[test]
 fn the_lane_paths_stay_within_the_stage_budget() {
     let t = delay(&emit_lane_exp(&FoldShape::new(128, 3).unwrap(), 40, 5));
+    assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
+}
+
+/// The lanes engine's core: the engine, the ciphertext's intake, the terms' memory, the queue of
+/// busy pairs and the correction (its sum and difference a cycle apart).
+#[test]
+fn the_lanes_core_stays_within_the_stage_budget() {
+    let t = delay(&emit_deep_core(&FoldShape::new(128, 3).unwrap(), 40, 5));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
 }

@@ -42,7 +42,7 @@ pub fn open(device: &Path, key: &PrivateKey) -> anyhow::Result<Engine> {
         layout,
         key_id,
         modulus: key.public().n().clone(),
-        window: info.cores,
+        window: info.cores * info.jobs_per_core,
         h2c_name: nodes.h2c.display().to_string(),
         c2h_name: nodes.c2h.display().to_string(),
     };

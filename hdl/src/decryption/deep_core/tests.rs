@@ -18,8 +18,9 @@ fn deep_core_is_synthesizable() {
 
 /// A small key in rust-hdl's simulator: more jobs than pairs, shifted in and started whenever the
 /// core is ready (several in flight), results taken as they come: every plaintext and tag right
-/// (one job an edge case, n² − 1), and every job the same cycles from its start to its first
-/// result limb but for the wait for its pair's first lane to decide (fewer than k + 3 cycles).
+/// (one job an edge case, n² − 1), results in the order their jobs started, and every job the same
+/// cycles from its start to its first result limb but for the wait for its pair's first lane to
+/// decide (fewer than k + 3 cycles); the core counts the jobs it holds, every cycle.
 #[test]
 fn decrypts_several_jobs_at_once_like_the_golden_model() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(45);
@@ -77,19 +78,17 @@ fn decrypts_several_jobs_at_once_like_the_golden_model() {
             }
             let valid = uut.result_valid.val();
             uut.result_take.next = valid;
-            (valid.then(|| (uut.result_tag.val().to_u64(), uut.result_limb.val().to_u64())), started.clone())
+            let limb = valid.then(|| (uut.result_tag.val().to_u64(), uut.result_limb.val().to_u64()));
+            (limb, started.clone(), uut.jobs.val().to_u64() as usize)
         });
 
         let out: Vec<(usize, (u64, u64))> = trace.iter().enumerate().filter_map(|(c, t)| t.0.map(|l| (c, l))).collect();
         assert_eq!(out.len(), jobs * digits, "k = {k}: {jobs} results of S limbs each");
         let starts = &trace.last().unwrap().1;
-        let mut seen = vec![false; jobs];
-        for chunk in out.chunks(digits) {
+        for (i, chunk) in out.chunks(digits).enumerate() {
             let tag = chunk[0].1 .0;
             assert!(chunk.iter().all(|l| l.1 .0 == tag), "k = {k}: one tag a result");
-            let i = (tag - 0xA000) as usize;
-            assert!(i < jobs && !seen[i], "k = {k}: tag {tag:#x}");
-            seen[i] = true;
+            assert_eq!(tag, 0xA000 + i as u64, "k = {k}: results in the order jobs started");
             assert_eq!(from_limbs(chunk.iter().map(|l| l.1 .1)), plaintexts[i], "k = {k}, job {i}: plaintext");
             // From its start: the wait for a pair's first lane, the pair's paths, the correction.
             let latency = chunk[0].0 - starts[i];
@@ -100,5 +99,12 @@ fn decrypts_several_jobs_at_once_like_the_golden_model() {
         }
         // More than one decryption was in flight: a job started before the one before it had its result.
         assert!(starts[1] < out[0].0, "k = {k}: jobs overlap");
+        // Jobs held: started (as of the cycle after), less those whose last limb was taken.
+        let finished: Vec<usize> = out.chunks(digits).map(|chunk| chunk[digits - 1].0).collect();
+        for (cycle, t) in trace.iter().enumerate() {
+            let held = starts.iter().filter(|&&c| c < cycle).count() - finished.iter().filter(|&&c| c < cycle).count();
+            assert_eq!(t.2, held, "k = {k}, cycle {cycle}: jobs held");
+        }
+        assert!(trace.iter().any(|t| t.2 >= lanes / 2), "k = {k}: every pair busy at once");
     }
 }

@@ -253,10 +253,18 @@ fn accelerator_decrypts_end_to_end_through_its_registers_and_streams() {
 }
 
 /// A host leaves two jobs in the cores and goes; a soft reset, then the resynchronisation frame:
-/// its answer and the next job's plaintext are all that come out, and the key stayed.
+/// its answer and the next job's plaintext are all that come out, and the key stayed. On two
+/// two-slot cores, and on one lanes-engine core, which holds both jobs.
 #[test]
 fn accelerator_soft_reset_drops_what_a_gone_host_left() {
-    let config = tiny();
+    check_soft_reset(&tiny(), 4000);
+    let lanes = AcceleratorConfig { cores: 1, engine: Engine::Lanes, ..tiny() };
+    let path = lanes.cycles_per_decryption_path();
+    check_soft_reset(&lanes, 3 * path);
+}
+
+fn check_soft_reset(config: &AcceleratorConfig, cycles: usize) {
+    let config = config.clone();
     let mut rng = rand::rngs::StdRng::seed_from_u64(505);
     let hw = tiny_key(&config, &mut rng);
     let (digits, stream_bits) = (config.digits(), config.stream_bits);
@@ -274,7 +282,7 @@ fn accelerator_soft_reset_drops_what_a_gone_host_left() {
         Phase::Stream(vec![bytes_to_words(&resync_request(&layout)), request(3, &live)]),
         Phase::Registers(vec![(REG_STATUS, None), (REG_KEY_ID, None), (REG_JOBS_OUT, None)]),
     ];
-    let seen = run(&config, phases, 4000, 1.0, 10);
+    let seen = run(&config, phases, cycles, 1.0, 10);
     assert_eq!(seen.phase_ends.len(), 5, "every phase finished: {seen:?}");
     let tags: Vec<u16> = seen.results.iter().map(|r| r.tag).collect();
     assert_eq!(tags, vec![RESYNC_TAG, 3], "nothing of the gone host's comes out");

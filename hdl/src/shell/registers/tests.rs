@@ -166,6 +166,8 @@ fn registers_read_only_values_and_unknown_addresses() {
         (REG_DIGITS, test_config().digits() as u32),
         (REG_DIGITS_PER_STEP, 3),
         (REG_SCHEDULE, 0),
+        (REG_ENGINE, 0),
+        (REG_JOBS_PER_CORE, 1),
         (REG_WINDOW_BITS, 4),
         (REG_STREAM_BITS, 128),
         (REG_LIMB_BITS, 17),
