@@ -136,7 +136,6 @@ pub struct DeepMul {
     // B and limbs of M̂, and one for its state.
     load_next: Signal<Local, bool>,
     load_a: Replicas<bool>,
-    load_b: Replicas<bool>,
     load_m_hat: Replicas<bool>,
     load_state: Replicas<bool>,
     // Digit l of the next step, resolved from position k + 1 − l to k − l (0 where a classic lane
@@ -157,7 +156,13 @@ pub struct DeepMul {
     high_delay: Vec<DFF<Bits<Y_BITS>>>,
     // The a·b DSPs' digits, copies of position 1's, per DSPS_PER_COPY windows.
     digit_copies: ReplicaSets<Bits<Y_BITS>>,
-    // B's windows, formed as B loads.
+    // B's windows, formed in the cycle after the load from B's registered limbs (so that no
+    // register-to-register path holds B's select and a window's adder) and loaded a position
+    // further down the ring, still before the lane's first read at position 1. `load_b` is the
+    // load a cycle late (`load_b1`, then copies per LIMBS_PER_COPY windows).
+    b_r: Vec<DFF<Bits<X_BITS>>>,
+    load_b1: DFF<bool>,
+    load_b: Replicas<bool>,
     b_windows: BWindows,
     // Position 1's lane is busy: an idle lane's windows are 0 (the DSPs' own reset, a copy per row
     // and DSPS_PER_COPY windows). The copies also keep each DSP's A register its own: registers
@@ -274,6 +279,8 @@ impl DeepMul {
             high: Default::default(),
             high_delay: many(lanes + 2),
             digit_copies: ReplicaSets::new(k, windows.div_ceil(DSPS_PER_COPY)),
+            b_r: many(operand_limbs),
+            load_b1: Default::default(),
             b_windows: BWindows::new(operand_limbs),
             sampled_busy: Replicas::new(k * windows.div_ceil(DSPS_PER_COPY)),
             ab: many(k * windows),
@@ -307,7 +314,7 @@ impl DeepMul {
 impl Logic for DeepMul {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, lane_r);
+        dff_setup!(self, clock, lane_r, load_b1);
         clock!(
             self,
             clock,
@@ -380,7 +387,9 @@ impl Logic for DeepMul {
         }
 
         for j in 0..self.b_in.len() {
-            self.b_windows.limbs[j].next = self.b_in[j].val();
+            self.b_r[j].clock.next = self.clock.val();
+            self.b_r[j].d.next = self.b_in[j].val();
+            self.b_windows.limbs[j].next = self.b_r[j].q.val();
         }
 
         // The lane at its load phase (ring position k + 2).
@@ -467,7 +476,8 @@ impl Logic for DeepMul {
                             self.free_ahead.next = !self.ring_busy[2].q.val()
                                 | (self.ring_count[2].q.val() == self.ahead_before_last.val());
                             self.load_a.d.next = self.load_next.val();
-                            self.load_b.d.next = self.load_next.val();
+                            self.load_b1.d.next = self.load_next.val();
+                            self.load_b.d.next = self.load_b1.q.val();
                             self.load_m_hat.d.next = self.load_next.val();
                             self.load_state.d.next = self.load_next.val();
                             self.lane_last.next = self.fold_last.val();
@@ -502,7 +512,7 @@ impl Logic for DeepMul {
                                 }
                                 for w in 0..self.b_windows.windows.len() {
                                     if self.load_b.q[w / g].val() {
-                                        self.ring_b[(dn - 2) * wn + w].d.next = self.b_windows.windows[w].val();
+                                        self.ring_b[(dn - 3) * wn + w].d.next = self.b_windows.windows[w].val();
                                     }
                                 }
                                 for i in 0..self.m_hat_in.len() {
