@@ -159,10 +159,11 @@ pub struct DeepMul {
     // B's windows, formed in the cycle after the load from B's registered limbs (so that no
     // register-to-register path holds B's select and a window's adder) and loaded a position
     // further down the ring, still before the lane's first read at position 1. `load_b` is the
-    // load a cycle late (`load_b1`, then copies per LIMBS_PER_COPY windows).
+    // load a cycle late (`load_b1`, a copy per set of at most 64 of `load_b`'s copies, one per
+    // LIMBS_PER_COPY windows).
     b_r: Vec<DFF<Bits<X_BITS>>>,
-    load_b1: DFF<bool>,
-    load_b: Replicas<bool>,
+    load_b1: Replicas<bool>,
+    load_b: ReplicaSets<bool>,
     b_windows: BWindows,
     // Position 1's lane is busy: an idle lane's windows are 0 (the DSPs' own reset, a copy per row
     // and DSPS_PER_COPY windows). The copies also keep each DSP's A register its own: registers
@@ -215,6 +216,7 @@ impl DeepMul {
         let FoldShape { limbs_per_step: k, steps, operand_limbs, modulus_limbs, columns } = *shape;
         let lanes = shape.deep_lanes();
         let windows = wide::window_count(operand_limbs);
+        let window_sets = copies(windows).div_ceil(64);
         let groups = modulus_limbs.div_ceil(DSPS_PER_COPY);
         let turns = |classic_turns: usize| (classic_turns + 2) as u64;
         let (classic, decremented) = (
@@ -266,7 +268,7 @@ impl DeepMul {
             finished: Default::default(),
             load_next: Default::default(),
             load_a: Replicas::new(copies(operand_limbs)),
-            load_b: Replicas::new(copies(windows)),
+            load_b: ReplicaSets::new(window_sets, copies(windows).div_ceil(window_sets)),
             load_m_hat: Replicas::new(copies(modulus_limbs)),
             load_state: Replicas::new(1),
             digit_sum: many(k),
@@ -280,7 +282,7 @@ impl DeepMul {
             high_delay: many(lanes + 2),
             digit_copies: ReplicaSets::new(k, windows.div_ceil(DSPS_PER_COPY)),
             b_r: many(operand_limbs),
-            load_b1: Default::default(),
+            load_b1: Replicas::new(window_sets),
             b_windows: BWindows::new(operand_limbs),
             sampled_busy: Replicas::new(k * windows.div_ceil(DSPS_PER_COPY)),
             ab: many(k * windows),
@@ -314,11 +316,12 @@ impl DeepMul {
 impl Logic for DeepMul {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, lane_r, load_b1);
+        dff_setup!(self, clock, lane_r);
         clock!(
             self,
             clock,
             load_a,
+            load_b1,
             load_b,
             load_m_hat,
             load_state,
@@ -477,7 +480,9 @@ impl Logic for DeepMul {
                                 | (self.ring_count[2].q.val() == self.ahead_before_last.val());
                             self.load_a.d.next = self.load_next.val();
                             self.load_b1.d.next = self.load_next.val();
-                            self.load_b.d.next = self.load_b1.q.val();
+                            for i in 0..self.load_b.d.len() {
+                                self.load_b.d[i].next = self.load_b1.q[i].val();
+                            }
                             self.load_m_hat.d.next = self.load_next.val();
                             self.load_state.d.next = self.load_next.val();
                             self.lane_last.next = self.fold_last.val();

@@ -90,7 +90,7 @@ pub struct StreamIn {
     pub busy: Signal<Out, bool>,
     /// Drop the beat, the frame in progress and the pending error result (CONTROL.SOFT_RESET).
     pub soft_reset: Signal<In, bool>,
-    lane_last: Constant<Bits<LANE_INDEX_BITS>>,
+    lane_before_last: Constant<Bits<LANE_INDEX_BITS>>,
     limb_last: Constant<Bits<POSITION_BITS>>,
     position_limit: Constant<Bits<POSITION_BITS>>,
     opcode: Constant<Bits<8>>,
@@ -109,6 +109,9 @@ pub struct StreamIn {
     beat_full: DFF<bool>,
     beat_last: DFF<bool>,
     lane: DFF<Bits<LANE_INDEX_BITS>>,
+    // The lane is the beat's last: registered as the lane moves, so that taking a word never
+    // waits on a comparison of the lane.
+    at_last_lane: DFF<bool>,
     // The frame: position of the next word (saturating), faults so far, tag, the reserved core.
     position: DFF<Bits<POSITION_BITS>>,
     // What the position is, registered as it changes (no comparison on the word's path): past
@@ -179,7 +182,7 @@ impl StreamIn {
             frame_malformed: Default::default(),
             busy: Default::default(),
             soft_reset: Default::default(),
-            lane_last: Constant::new(((lanes - 1) as u64).into()),
+            lane_before_last: Constant::new(((lanes - 2) as u64).into()),
             limb_last: constant(2 * digits),
             position_limit: constant(frame_words),
             opcode: Constant::new((crate::interface::OPCODE_DECRYPT as u64).into()),
@@ -194,6 +197,7 @@ impl StreamIn {
             beat_full: Default::default(),
             beat_last: Default::default(),
             lane: Default::default(),
+            at_last_lane: Default::default(),
             position: Default::default(),
             past_header: Default::default(),
             at_limb: Default::default(),
@@ -237,6 +241,7 @@ impl Logic for StreamIn {
             header_key_ok,
             header_opcode_ok,
             lane,
+            at_last_lane,
             position,
             past_header,
             at_limb,
@@ -265,7 +270,7 @@ impl Logic for StreamIn {
         for i in 0..1 {
             self.word.next = self.beat[i].q.val();
         }
-        self.last_lane.next = self.lane.q.val() == self.lane_last.val();
+        self.last_lane.next = self.at_last_lane.q.val();
         self.frame_end.next = self.last_lane.val() & (self.beat_last.q.val() | self.at_frame_last.q.val());
         self.next_limb.next = self.position.q.val() < self.limb_last.val();
         self.next_frame_last.next = self.position.q.val() == self.before_frame_last.val();
@@ -363,8 +368,10 @@ impl Logic for StreamIn {
                 }
             }
             self.lane.d.next = self.lane.q.val() + 1;
+            self.at_last_lane.d.next = self.lane.q.val() == self.lane_before_last.val();
             if self.last_lane.val() {
                 self.lane.d.next = 0.into();
+                self.at_last_lane.d.next = false;
                 self.beat_full.d.next = false;
             }
         }
@@ -392,6 +399,7 @@ impl Logic for StreamIn {
             self.status.d.next = 0.into();
             self.dispatch.d.next = false;
             self.lane.d.next = 0.into();
+            self.at_last_lane.d.next = false;
             self.error_pending.d.next = true;
             self.error_tag_r.d.next = self.tag.q.val();
             self.error_status_r.d.next = self.status.q.val() | self.malformed.val();
@@ -432,6 +440,7 @@ impl Logic for StreamIn {
             self.status.d.next = 0.into();
             self.dispatch.d.next = false;
             self.lane.d.next = 0.into();
+            self.at_last_lane.d.next = false;
             self.starved.d.next = 0.into();
             self.error_pending.d.next = false;
         }

@@ -11,6 +11,7 @@ use num_bigint::RandBigInt;
 use rand::SeedableRng;
 
 #[test]
+#[ignore = "slow: deep_core's full-width test runs these lanes end to end; scripts/test --full runs it"]
 fn full_width_lanes_match_the_golden_model() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(53);
     let (modulus_bits, k) = (2048, 3);
@@ -49,6 +50,7 @@ fn full_width_lanes_match_the_golden_model() {
 /// multiplication, at full width: every result limb for limb `ClassicPass::deep_trace`'s, in
 /// exactly `deep_classic_cycles`.
 #[test]
+#[ignore = "slow: deep_core's full-width test runs these passes end to end; scripts/test --full runs it"]
 fn full_width_classic_passes_match_the_golden_model() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(59);
     let (modulus_bits, k) = (2048, 3);

@@ -109,20 +109,27 @@ fn what_a_stage_of_two_and_a_half_nanoseconds_holds() {
 
 /// The deep-loop multiplier keeps every path within that budget: its DSP48E1s registered at every
 /// stage, its columns summed down their cascades, its redistribution one LUT level and one carry
-/// chain (k = 1 has no cascade, k = 3 is the default; `ecrt bench-multiplier` measures more).
+/// chain. k = 1 has no cascade; the default k = 3 is timed in the lanes core below, and alone by
+/// `scripts/test --full` (`ecrt bench-multiplier` measures more).
 #[test]
 fn the_deep_loop_multiplier_stays_within_the_stage_budget() {
-    for k in [1, 3] {
-        let t = delay(&emit_deep_mul(&FoldShape::new(128, k).unwrap()));
-        assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "k = {k}: {t}");
-    }
+    let t = delay(&emit_deep_mul(&FoldShape::new(128, 1).unwrap()));
+    assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
+}
+
+/// The deep loop at k = 3 alone (the lanes core below holds it).
+#[test]
+#[ignore = "slow: the lanes core's test times this multiplier in place; scripts/test --full runs it"]
+fn the_default_deep_loop_multiplier_stays_within_the_stage_budget() {
+    let t = delay(&emit_deep_mul(&FoldShape::new(128, 3).unwrap()));
+    assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
 }
 
 /// The decryption paths in the deep loop's lanes add their sequencer, the memories' addresses,
 /// reads and writes, and the operands' multiplexers in front of the multiplier's load, each within
-/// that budget (k = 3, 5-bit windows). (The core around them is not yet: its correction's step
-/// chains two adders, as the two-slot core's does.)
+/// that budget (k = 3, 5-bit windows).
 #[test]
+#[ignore = "slow: the lanes core's test times these paths in place; scripts/test --full runs it"]
 fn the_lane_paths_stay_within_the_stage_budget() {
     let t = delay(&emit_lane_exp(&FoldShape::new(128, 3).unwrap(), 40, 5));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
