@@ -46,6 +46,7 @@ use crate::multiplier::column_addends::ColumnAddends;
 use crate::multiplier::fold_normalize::FoldNormalize;
 use crate::multiplier::mul_add::{CascadeMulAdd, PipelinedWindowMul, QuotientMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
 use crate::multiplier::redistribute::Redistribute;
+use crate::part::MAX_REGISTER_FANOUT;
 use ecrt_golden::hw::{wide, ClassicOp, FoldShape};
 use rust_hdl::prelude::*;
 
@@ -159,8 +160,8 @@ pub struct DeepMul {
     // B's windows, formed in the cycle after the load from B's registered limbs (so that no
     // register-to-register path holds B's select and a window's adder) and loaded a position
     // further down the ring, still before the lane's first read at position 1. `load_b` is the
-    // load a cycle late (`load_b1`, a copy per set of at most 64 of `load_b`'s copies, one per
-    // LIMBS_PER_COPY windows).
+    // load a cycle late (`load_b1`, a copy per set of at most MAX_REGISTER_FANOUT of `load_b`'s
+    // copies, one per LIMBS_PER_COPY windows).
     b_r: Vec<DFF<Bits<X_BITS>>>,
     load_b1: Replicas<bool>,
     load_b: ReplicaSets<bool>,
@@ -216,7 +217,7 @@ impl DeepMul {
         let FoldShape { limbs_per_step: k, steps, operand_limbs, modulus_limbs, columns } = *shape;
         let lanes = shape.deep_lanes();
         let windows = wide::window_count(operand_limbs);
-        let window_sets = copies(windows).div_ceil(64);
+        let window_sets = copies(windows).div_ceil(MAX_REGISTER_FANOUT);
         let groups = modulus_limbs.div_ceil(DSPS_PER_COPY);
         let turns = |classic_turns: usize| (classic_turns + 2) as u64;
         let (classic, decremented) = (
