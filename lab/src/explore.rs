@@ -135,6 +135,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     anyhow::ensure!(!configs.is_empty(), "nothing to sweep");
+    pareto_plot::register_font()?;
     std::fs::create_dir_all(&args.out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", args.out.display()))?;
 
     // Two points at a time: generating a point's Verilog keeps one core busy, and its Yosys runs

@@ -18,8 +18,13 @@ const FONT_PATHS: [&str; 4] = [
     "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
 ];
 
-/// Registers a font as plotters' "sans-serif": `$ECRT_FONT`, or the first of [`FONT_PATHS`].
-fn register_font() -> anyhow::Result<()> {
+/// Registers a font as plotters' "sans-serif": `$ECRT_FONT`, or the first of [`FONT_PATHS`]. A sweep
+/// calls it before its estimates, so that a missing font fails in a second, not after them.
+pub fn register_font() -> anyhow::Result<()> {
+    static REGISTERED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    if REGISTERED.get().is_some() {
+        return Ok(());
+    }
     let candidates: Vec<PathBuf> = std::env::var_os("ECRT_FONT")
         .map(PathBuf::from)
         .into_iter()
@@ -36,7 +41,9 @@ fn register_font() -> anyhow::Result<()> {
     // plotters keeps the font for the process's life.
     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
     plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
-        .map_err(|_| anyhow::anyhow!("{} is not a usable TrueType font", path.display()))
+        .map_err(|_| anyhow::anyhow!("{} is not a usable TrueType font", path.display()))?;
+    REGISTERED.get_or_init(|| ());
+    Ok(())
 }
 
 /// Draws `points` to an SVG file at `path`.
