@@ -21,7 +21,7 @@ pub enum ConfigError {
     DigitsPerStep(usize),
     #[error("the segmented schedule takes the exponent one bit at a time: windows of {0} bits apply to the windows schedule only")]
     SegmentedWindowBits(usize),
-    #[error("the lanes engine runs the windows schedule with windows of 2 to 6 bits and keeps k + 5 tables of 2^w entries in 1,024: not the {0} with k = {1}")]
+    #[error("the lanes engine runs the windows schedule with windows of 2 to 6 bits and keeps k + 5 tables of 2^w entries in 1,024: not the {0} with k = {1} (the slots engine, `--engine slots`, runs it)")]
     LanesSchedule(String, usize),
 }
 
@@ -80,15 +80,17 @@ impl std::str::FromStr for ExponentSchedule {
     }
 }
 
-/// What a decryption core is built around.
+/// What a decryption core is built around. The lanes engine is the default: its longest logic path
+/// is about half the two-slot engine's and a chip of it decrypts nearly twice as fast at its
+/// plausible clock; the two-slot engine has the lower latency and runs every schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     /// Two slots on the folding multiplier, p's path and q's: one decryption in flight a core.
-    #[default]
     Slots,
     /// The deep-loop multiplier's k + 3 lanes, a prime's whole path each: a decryption in flight
     /// per pair of lanes, ⌊(k + 3)/2⌋ a core.
+    #[default]
     Lanes,
 }
 
@@ -113,6 +115,21 @@ impl Engine {
     pub fn from_register(value: u32) -> Option<Self> {
         Self::ALL.into_iter().find(|e| e.register_value() == value)
     }
+
+    /// The engine a configuration gets when none is named: the default where it runs `config`'s
+    /// schedule, the two-slot engine (which runs them all) elsewhere.
+    pub fn default_for(config: &AcceleratorConfig) -> Self {
+        if config.lanes_run() {
+            Engine::Lanes
+        } else {
+            Engine::Slots
+        }
+    }
+}
+
+/// The engine of a manifest or record written before the field: every core had two slots then.
+fn engine_before_the_field() -> Engine {
+    Engine::Slots
 }
 
 impl std::fmt::Display for Engine {
@@ -178,7 +195,7 @@ pub struct AcceleratorConfig {
     #[serde(default = "default_digits_per_step")]
     pub digits_per_step: usize,
     /// What each core is built around.
-    #[serde(default)]
+    #[serde(default = "engine_before_the_field")]
     pub engine: Engine,
 }
 
@@ -223,12 +240,17 @@ impl AcceleratorConfig {
         if !(1..=MAX_DIGITS_PER_STEP).contains(&self.digits_per_step) {
             return Err(ConfigError::DigitsPerStep(self.digits_per_step));
         }
-        let lane_tables = (self.digits_per_step + 5) << self.window_bits;
-        let lanes_run = self.schedule == ExponentSchedule::Windows && self.window_bits >= 2 && lane_tables <= 1024;
-        if self.engine == Engine::Lanes && !lanes_run {
+        if self.engine == Engine::Lanes && !self.lanes_run() {
             return Err(ConfigError::LanesSchedule(self.schedule_label(), self.digits_per_step));
         }
         Ok(())
+    }
+
+    /// Whether the lanes engine runs this schedule: windows of 2 bits or more, and k + 5 tables
+    /// of 2^w entries in the lane's 1,024-entry block RAM.
+    pub fn lanes_run(&self) -> bool {
+        let lane_tables = (self.digits_per_step + 5) << self.window_bits;
+        self.schedule == ExponentSchedule::Windows && self.window_bits >= 2 && lane_tables <= 1024
     }
     /// Bits of the exponentiation moduli p² and q².
     pub fn modulus_bits(&self) -> usize {
@@ -424,7 +446,8 @@ mod tests {
 
     #[test]
     fn config_defaults_validation_and_frame_sizes() {
-        let c = AcceleratorConfig::default();
+        // The two-slot engine's figures; the lanes engine's below.
+        let c = AcceleratorConfig { engine: Engine::Slots, ..Default::default() };
         assert_eq!((c.cores, c.stream_bits, c.lanes(), c.digits_per_step), (1, 256, 8, 3));
         // k = 3 over 2048-bit moduli: m = ⌈2052/51⌉ + 2 = 43 steps, S = 3·42 = 126 classic digits.
         assert_eq!((c.fold_shape().steps, c.digits()), (43, 126));
@@ -490,5 +513,11 @@ mod tests {
         let c: AcceleratorConfig = serde_json::from_str(old).unwrap();
         assert_eq!((c.cores, c.stream_bits, c.digits_per_step, c.schedule), (1, 256, 3, ExponentSchedule::Windows));
         assert_eq!(c.engine, Engine::Slots);
+        // A configuration that names no engine gets the lanes where they run it.
+        assert_eq!(AcceleratorConfig::default().engine, Engine::Lanes);
+        assert_eq!(Engine::default_for(&AcceleratorConfig::default()), Engine::Lanes);
+        let segmented =
+            AcceleratorConfig { schedule: ExponentSchedule::Segmented, window_bits: 1, ..Default::default() };
+        assert_eq!(Engine::default_for(&segmented), Engine::Slots);
     }
 }

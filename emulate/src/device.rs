@@ -419,14 +419,15 @@ mod tests {
     use super::*;
     use crate::faults::Fault;
     use crate::responder::InstantResponder;
-    use ecrt_contract::config::AcceleratorConfig;
+    use ecrt_contract::config::{AcceleratorConfig, Engine};
     use ecrt_contract::interface as itf;
     use num_bigint::BigUint;
 
     /// A 512-bit instant responder and the options of a device holding at most two result frames
     /// in C2H.
     fn parts(faults: &[Fault], timeout: Duration) -> (Box<InstantResponder>, DeviceOptions, itf::FrameLayout) {
-        let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, ..Default::default() };
+        // Two slots: one job a core, the buffering the tests count on.
+        let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, engine: Engine::Slots, ..Default::default() };
         let layout = config.frame_layout().unwrap();
         let options = DeviceOptions {
             lanes: layout.lanes,

@@ -71,6 +71,7 @@ impl EmulatorProcess {
             ("--schedule", config.schedule.to_string()),
             ("--window-bits", config.window_bits.to_string()),
             ("--digits-per-step", config.digits_per_step.to_string()),
+            ("--engine", config.engine.to_string()),
             ("--responder", responder.to_string()),
         ];
         let args: Vec<String> = args.into_iter().flat_map(|(flag, value)| [flag.to_string(), value]).collect();

@@ -283,8 +283,14 @@ impl Responder for InstantResponder {
 mod tests {
     use super::*;
 
+    /// Two slots: one job a core, the buffering the tests count on.
     fn config() -> AcceleratorConfig {
-        AcceleratorConfig { key_bits: 512, stream_bits: 128, ..Default::default() }
+        AcceleratorConfig {
+            key_bits: 512,
+            stream_bits: 128,
+            engine: ecrt_contract::config::Engine::Slots,
+            ..Default::default()
+        }
     }
 
     /// Offers a packet beat by beat (output always ready) and collects `frames` result frames.

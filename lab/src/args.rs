@@ -72,13 +72,14 @@ pub struct TopArgs {
     /// more is fewer cycles per multiplication for more DSP48E1s.
     #[arg(long, default_value_t = AcceleratorConfig::default().digits_per_step)]
     pub digits_per_step: usize,
-    /// What each core is built around: `slots` (two slots on the folding multiplier, one
-    /// decryption in flight) or `lanes` (the deep-loop multiplier's k + 3 lanes, a decryption per
-    /// pair; windows of 2 to 6 bits).
-    #[arg(long, default_value = "slots",
+    /// What each core is built around: `lanes` (the deep-loop multiplier's k + 3 lanes, a
+    /// decryption per pair; windows of 2 to 6 bits) or `slots` (two slots on the folding
+    /// multiplier, one decryption in flight; every schedule) [default: lanes, or slots for a
+    /// schedule the lanes do not run].
+    #[arg(long,
           value_parser = PossibleValuesParser::new(Engine::ALL.map(Engine::name))
               .try_map(|name| name.parse::<Engine>()))]
-    pub engine: Engine,
+    pub engine: Option<Engine>,
 }
 
 impl TopArgs {
@@ -89,13 +90,17 @@ impl TopArgs {
 
     /// The configuration these parameters and `schedule` make, but for the key size.
     pub fn base(&self, schedule: &ScheduleArgs) -> AcceleratorConfig {
-        schedule.apply(AcceleratorConfig {
+        self.with_engine(schedule.apply(AcceleratorConfig {
             cores: self.cores,
             stream_bits: self.stream_bits,
             digits_per_step: self.digits_per_step,
-            engine: self.engine,
             ..Default::default()
-        })
+        }))
+    }
+
+    /// `config` with the engine named, or the one its schedule gets by default.
+    fn with_engine(&self, config: AcceleratorConfig) -> AcceleratorConfig {
+        AcceleratorConfig { engine: self.engine.unwrap_or_else(|| Engine::default_for(&config)), ..config }
     }
 }
 
@@ -109,15 +114,40 @@ impl ConfigArgs {
 
     /// The configuration as given, not yet validated.
     pub fn unvalidated(&self) -> AcceleratorConfig {
-        self.schedule.apply(AcceleratorConfig {
+        self.top.with_engine(self.schedule.apply(AcceleratorConfig {
             key_bits: self.key_bits,
             limb_bits: self.limb_bits,
             clock_mhz: self.clock_mhz,
             cores: self.top.cores,
             stream_bits: self.top.stream_bits,
             digits_per_step: self.top.digits_per_step,
-            engine: self.top.engine,
             ..Default::default()
-        })
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Command {
+        #[command(flatten)]
+        config: ConfigArgs,
+    }
+
+    fn config(args: &[&str]) -> anyhow::Result<AcceleratorConfig> {
+        Command::try_parse_from([&["ecrt"], args].concat())?.config.config()
+    }
+
+    #[test]
+    fn the_engine_is_the_lanes_unless_the_schedule_needs_the_slots() {
+        assert_eq!(config(&[]).unwrap().engine, Engine::Lanes);
+        assert_eq!(config(&["--schedule", "segmented"]).unwrap().engine, Engine::Slots);
+        assert_eq!(config(&["--window-bits", "1"]).unwrap().engine, Engine::Slots);
+        assert_eq!(config(&["--engine", "slots"]).unwrap().engine, Engine::Slots);
+        let named = config(&["--engine", "lanes", "--schedule", "segmented"]).unwrap_err().to_string();
+        assert!(named.contains("`--engine slots`"), "{named}");
     }
 }

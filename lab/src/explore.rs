@@ -259,8 +259,8 @@ mod tests {
 
     #[test]
     fn a_point_projects_the_chip_and_the_front_is_pareto() {
-        let k4 = AcceleratorConfig { digits_per_step: 4, ..Default::default() };
-        // The k = 4 accelerator's measured estimate: DSPs allow 2 cores.
+        let k4 = AcceleratorConfig { digits_per_step: 4, engine: Engine::Slots, ..Default::default() };
+        // The k = 4 two-slot accelerator's measured estimate: DSPs allow 2 cores.
         let p4 = Point::new(&k4, &resources(1_242, 96_298), None);
         assert_eq!((p4.cores_per_xc7vx690t, p4.xc7vx690t_limiting_resource.as_str()), (2, "dsp48e1"));
         assert_eq!(p4.latency_cycles, 90_468);

@@ -276,10 +276,10 @@ def test_bad_keys_and_arguments_raise_without_a_secret() -> None:
 
 
 def test_the_sim_backend_decrypts_a_small_batch_bit_for_bit() -> None:
-    # The two-core 1024-bit model the Rust tests build and cache (one of its own would take a minute).
+    # The default 1024-bit model, which the Rust tests build and cache (one of its own: a minute).
     sk, pk, coder = paillier.keygen(1024)
     ct = pk.encrypt_encoded(coder.encode_f64_vec(np.array([0.5, -1e10, 3.0])), True)
-    with ecrt.fate.Decryptor(sk, backend="sim", cores=2) as decryptor:
+    with ecrt.fate.Decryptor(sk, backend="sim") as decryptor:
         assert decryptor.backend == "sim"
         assert_same(decryptor.decrypt_to_encoded(ct), sk.decrypt_to_encoded(ct))
 

@@ -90,11 +90,11 @@ def test_one_thread_and_many_agree(key_2048: phe.PaillierPrivateKey) -> None:
 
 
 def test_the_sim_backend_decrypts_like_phe(key_1024: phe.PaillierPrivateKey) -> None:
-    # Two cores: the model the Rust tests of the accelerator and of the command build.
+    # The default configuration: the model the Rust tests of the accelerator and of the command build.
     file = vectors(1024)
     cases = [file["cases"][i] for i in (0, 1, 9, 10)]  # ints and floats
     numbers = [encrypted(key_1024.public_key, case) for case in cases]
-    with ecrt.Decryptor(key_1024, backend="sim", cores=2) as decryptor:
+    with ecrt.Decryptor(key_1024, backend="sim") as decryptor:
         assert decryptor.backend == "sim"
         got = decryptor.decrypt(numbers)
     assert all(same(g, case["value"]) for g, case in zip(got, cases)), got

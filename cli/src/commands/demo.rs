@@ -15,6 +15,7 @@ use ecrt_golden::phe_format::{format_ciphertext, write_private_key, PheCiphertex
 use ecrt_golden::PrivateKey;
 use ecrt_lab::args::TopArgs;
 use ecrt_lab::bench::host::measure_host_overhead;
+use ecrt_lab::bench::sim::steady_cycles;
 use ecrt_lab::clocked::ChipProjection;
 use ecrt_lab::estimate::design_estimates;
 use ecrt_sim::accelerator::OutputPacing;
@@ -117,13 +118,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     step("the Verilator model (built on first use, then cached), and its cycle counts");
     let build = BuildOptions { progress: true, ..Default::default() };
     let sim = SimBackend::new(&key, &config, &build, false, false)?;
-    // Two rounds through every core: the first meets idle cores (latency), the second is steady.
-    let probe: Vec<_> = ciphertexts.iter().cycle().take(2 * config.cores).cloned().collect();
+    // Two rounds of as many jobs as the cores hold: the first meets idle cores (latency), the
+    // second is steady.
+    let round = config.cores * config.jobs_per_core();
+    let probe: Vec<_> = ciphertexts.iter().cycle().take(2 * round).cloned().collect();
     let report = sim.run(&probe, OutputPacing::Always)?;
     drop(sim);
     let latency = report.jobs[0].latency();
     let cores = config.cores;
-    let steady = (report.jobs[2 * cores - 1].last_out - report.jobs[cores - 1].last_out) as f64 / cores as f64;
+    let (steady, _) = steady_cycles(&report, round);
     let projected = config.clock_mhz * 1e6 / steady;
 
     step("the emulated XDMA device (ecrt emulate), backed by the Verilator model");
@@ -171,6 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let clocked = chip.as_ref().and_then(|c| c.clocked.as_ref());
     let summary = DemoSummary {
         key_bits: config.key_bits,
+        engine: config.engine,
         cores,
         digits_per_step: config.digits_per_step,
         stream_bits: config.stream_bits,
@@ -201,6 +205,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 #[derive(serde::Serialize)]
 struct DemoSummary {
     key_bits: usize,
+    engine: ecrt_contract::config::Engine,
     cores: usize,
     digits_per_step: usize,
     stream_bits: usize,
@@ -238,8 +243,8 @@ fn same_number(decrypted: &str, value: &str) -> bool {
 fn print_summary(s: &DemoSummary, out: &Path) {
     println!();
     println!(
-        "ecrt demo: {}-bit keys, {} core(s), {} digits per step, {}-bit streams",
-        s.key_bits, s.cores, s.digits_per_step, s.stream_bits
+        "ecrt demo: {}-bit keys, {} core(s) on the {} engine, {} digits per step, {}-bit streams",
+        s.key_bits, s.cores, s.engine, s.digits_per_step, s.stream_bits
     );
     println!("| measure | value |");
     println!("|---|---|");

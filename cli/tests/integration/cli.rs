@@ -192,15 +192,14 @@ fn sim_backend_matches_the_cpu_backend() {
     let mut input: String = [0, 1, 9, 10].iter().map(|&i| cases[i]["ciphertext"].to_string() + "\n").collect();
     input.push_str("{\"v\": \"0\", \"e\": 0}\n");
     let cpu = ecrt(&["decrypt", "--key", &key], &input);
-    // Two cores on 256-bit streams: the model the accelerator's and the emulator's tests share,
-    // and the bench's below.
-    let sim = ecrt(&["decrypt", "--key", &key, "--backend", "sim", "--cores", "2"], &input);
+    // The default configuration (the lanes engine, one core): the model of the accelerator's
+    // lanes tests, and the bench's below.
+    let sim = ecrt(&["decrypt", "--key", &key, "--backend", "sim"], &input);
     assert_eq!(cpu.status.code(), Some(1), "the bad last line fails on the CPU");
     assert_eq!(sim.status.code(), Some(1), "and on the simulator: {}", String::from_utf8_lossy(&sim.stderr));
     assert_eq!(String::from_utf8_lossy(&sim.stdout), String::from_utf8_lossy(&cpu.stdout));
 
-    let bench =
-        ["bench", "--backend", "sim", "--key-bits", "1024", "--cores", "2", "--count", "3", "--json", "--no-estimate"];
+    let bench = ["bench", "--backend", "sim", "--key-bits", "1024", "--count", "3", "--json", "--no-estimate"];
     let out = ecrt(&bench, "");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -423,7 +423,13 @@ fn the_rtl_model_decrypts_through_the_nodes() {
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(512);
     let key = ecrt_golden::PrivateKey::generate(512, &mut rng).unwrap();
-    let config = AcceleratorConfig { key_bits: 512, cores: 1, stream_bits: 64, ..Default::default() };
+    let config = AcceleratorConfig {
+        key_bits: 512,
+        cores: 1,
+        stream_bits: 64,
+        engine: ecrt_contract::config::Engine::Slots,
+        ..Default::default()
+    };
     let hw = ecrt_contract::host::hardware_key(&key, &config).unwrap();
     let mut options = EmulatorOptions::new(config.clone()).with_timeout(Duration::from_secs(120));
     options.build.progress = true;
@@ -477,7 +483,13 @@ fn the_instant_responder_and_the_rtl_share_one_register_model() {
     }
 
     // The configuration of the RTL test above: its model is built once.
-    let config = AcceleratorConfig { key_bits: 512, cores: 1, stream_bits: 64, ..Default::default() };
+    let config = AcceleratorConfig {
+        key_bits: 512,
+        cores: 1,
+        stream_bits: 64,
+        engine: ecrt_contract::config::Engine::Slots,
+        ..Default::default()
+    };
     let mut rng = rand::rngs::StdRng::seed_from_u64(77);
     let key = ecrt_golden::PrivateKey::generate(512, &mut rng).unwrap();
     let hw = ecrt_contract::host::hardware_key(&key, &config).unwrap();
@@ -538,7 +550,12 @@ mod takeover {
     fn rig(responder: ResponderKind) -> Rig {
         let config = match responder {
             ResponderKind::Instant => AcceleratorConfig { key_bits: 1024, stream_bits: 128, ..Default::default() },
-            ResponderKind::Rtl => AcceleratorConfig { key_bits: 1024, cores: 2, ..Default::default() },
+            ResponderKind::Rtl => AcceleratorConfig {
+                key_bits: 1024,
+                cores: 2,
+                engine: ecrt_contract::config::Engine::Slots,
+                ..Default::default()
+            },
         };
         let mut options = EmulatorOptions::new(config).with_timeout(Duration::from_secs(10));
         options.responder = responder;

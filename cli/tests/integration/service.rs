@@ -101,7 +101,12 @@ fn instant_emulator(dir: &Path, name: &str, faults: Vec<Fault>) -> Emulator {
 
 /// The RTL behind the emulated card (the configuration of the other 1024-bit RTL tests: one model).
 fn rtl_emulator(dir: &Path) -> Emulator {
-    let config = AcceleratorConfig { key_bits: 1024, cores: 2, ..Default::default() };
+    let config = AcceleratorConfig {
+        key_bits: 1024,
+        cores: 2,
+        engine: ecrt_contract::config::Engine::Slots,
+        ..Default::default()
+    };
     let mut options = EmulatorOptions::new(config).with_timeout(Duration::from_secs(60));
     options.responder = ResponderKind::Rtl;
     options.build.progress = true;

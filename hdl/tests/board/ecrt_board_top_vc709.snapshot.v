@@ -1,5 +1,5 @@
 // The VC709 board top: PCIe Gen3 x8 through the XDMA IP (xdma_0, AXI4-Stream, 256-bit at
-// Configuration: {"key_bits":512,"limb_bits":17,"window_bits":3,"schedule":"windows","clock_mhz":100.0,"part":"xc7vx690t-ffg1761-2","cores":1,"stream_bits":256,"digits_per_step":3,"engine":"slots"}
+// Configuration: {"key_bits":512,"limb_bits":17,"window_bits":3,"schedule":"windows","clock_mhz":100.0,"part":"xc7vx690t-ffg1761-2","cores":1,"stream_bits":256,"digits_per_step":3,"engine":"lanes"}
 // Accelerator clock: 100.000 MHz, an MMCM from XDMA's axi_aclk.
 // The accelerator has no reset port: it starts from its initial values when the FPGA is configured; an
 // XDMA reset empties the crossings but not the accelerator (reload the bitstream after a PCIe reset).

@@ -45,7 +45,14 @@ const JUSTIFIED: &[(&str, &str)] = &[
 
 #[test]
 fn emitted_accelerator_lints_clean_but_for_the_justified_warnings() {
-    let config = AcceleratorConfig { key_bits: 512, window_bits: 3, cores: 2, stream_bits: 128, ..Default::default() };
+    let config = AcceleratorConfig {
+        key_bits: 512,
+        window_bits: 3,
+        cores: 2,
+        stream_bits: 128,
+        engine: ecrt_contract::config::Engine::Slots,
+        ..Default::default()
+    };
     lint(&emit(&config).unwrap());
 }
 
@@ -55,6 +62,7 @@ fn emitted_segmented_accelerator_lints_clean_but_for_the_justified_warnings() {
         key_bits: 512,
         window_bits: 1,
         schedule: ecrt_contract::config::ExponentSchedule::Segmented,
+        engine: ecrt_contract::config::Engine::Slots,
         ..Default::default()
     };
     lint(&emit(&config).unwrap());
@@ -69,7 +77,12 @@ fn emitted_lanes_accelerator_lints_clean_but_for_the_justified_warnings() {
 
 #[test]
 fn emitted_modexp_lints_clean_but_for_the_justified_warnings() {
-    let config = AcceleratorConfig { key_bits: 512, window_bits: 3, ..Default::default() };
+    let config = AcceleratorConfig {
+        key_bits: 512,
+        window_bits: 3,
+        engine: ecrt_contract::config::Engine::Slots,
+        ..Default::default()
+    };
     lint(&emit_modexp(&config).unwrap());
 }
 

@@ -129,7 +129,7 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// Cycles per decryption in steady state: after the first round (as many jobs as the cores hold),
 /// the pace at which whole rounds of the rest leave; a batch with no second round gives its
 /// average.
-fn steady_cycles(batch: &RunReport, round: usize) -> (f64, &'static str) {
+pub fn steady_cycles(batch: &RunReport, round: usize) -> (f64, &'static str) {
     let mut ends: Vec<u64> = batch.jobs.iter().map(|j| j.last_out).collect();
     ends.sort_unstable();
     let rounds = (ends.len() / round).saturating_sub(1);

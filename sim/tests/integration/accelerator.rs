@@ -16,17 +16,23 @@ use rand::SeedableRng;
 
 const KEY_ID: u8 = 7;
 
+/// The default configuration on the two-slot engine (the shell's tests run on it: its latency is
+/// the shorter; the lanes engine's tests name theirs).
+fn slots(key_bits: usize, cores: usize, stream_bits: usize) -> AcceleratorConfig {
+    AcceleratorConfig { key_bits, cores, stream_bits, engine: Engine::Slots, ..Default::default() }
+}
+
 fn build(key_bits: usize, cores: usize, stream_bits: usize) -> AcceleratorSim {
-    build_config(&AcceleratorConfig { key_bits, cores, stream_bits, ..Default::default() })
+    build_config(&slots(key_bits, cores, stream_bits))
 }
 
 fn build_config(config: &AcceleratorConfig) -> AcceleratorSim {
     AcceleratorSim::build(config, &BuildOptions { progress: true, ..Default::default() }, false).unwrap()
 }
 
-/// The default configuration with the segmented schedule (1-bit exponent windows).
+/// The two-slot engine on the segmented schedule (1-bit exponent windows).
 fn segmented(key_bits: usize) -> AcceleratorConfig {
-    AcceleratorConfig { key_bits, schedule: ExponentSchedule::Segmented, window_bits: 1, ..Default::default() }
+    AcceleratorConfig { schedule: ExponentSchedule::Segmented, window_bits: 1, ..slots(key_bits, 1, 256) }
 }
 
 fn hw_key(p: &BigUint, q: &BigUint, sim: &AcceleratorSim) -> FoldEcrtKey {
@@ -66,10 +72,10 @@ fn run(sim: &mut AcceleratorSim, requests: &[Vec<u32>], pacing: OutputPacing) ->
     sim.run(requests, pacing, guard, |_| {}).unwrap()
 }
 
-/// The phe vectors of one size decrypt to phe's raw plaintexts on `cores` cores (`take` of them:
-/// all, or a few for the quick suite).
+/// The phe vectors of one size decrypt to phe's raw plaintexts on `cores` two-slot cores (`take`
+/// of them: all, or a few for the quick suite).
 fn check_phe_vectors(bits: u32, cores: usize, take: usize) {
-    check_phe_vectors_on(&AcceleratorConfig { key_bits: bits as usize, cores, ..Default::default() }, take);
+    check_phe_vectors_on(&slots(bits as usize, cores, 256), take);
 }
 
 fn check_phe_vectors_on(config: &AcceleratorConfig, take: usize) {
@@ -127,9 +133,9 @@ fn every_phe_vector() {
     check_phe_vectors_on(&lanes(2048), usize::MAX);
 }
 
-/// The default configuration on the lanes engine, one core.
+/// The default configuration (the lanes engine), one core.
 fn lanes(key_bits: usize) -> AcceleratorConfig {
-    AcceleratorConfig { key_bits, engine: Engine::Lanes, ..Default::default() }
+    AcceleratorConfig { key_bits, ..Default::default() }
 }
 
 /// The lanes engine: phe's 1024-bit vectors, one more than its pairs so that one waits for a

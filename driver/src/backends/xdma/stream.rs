@@ -101,11 +101,14 @@ impl<W: Write> Stream<W> {
         self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Backlogged requests worth a write now: half a window of them (or all there are), when the
-    /// window has room for that many. Fewer, larger transfers, while the rest keeps the cores busy.
+    /// Backlogged requests worth a write now: half a window of them (or all there are, or a
+    /// write's worth), when the window has room for that many. Fewer, larger transfers, while the
+    /// rest keeps the cores busy.
     fn writable(&self, t: &TagTable) -> Option<usize> {
         let window = self.setup.window.max(1);
-        let wanted = t.backlog.len().min(self.setup.batch());
+        // Never more than a write holds, or a window over two writes' worth would wait for room
+        // it cannot have.
+        let wanted = t.backlog.len().min(self.setup.batch()).min(WRITE_FRAMES);
         let room = (window - t.tickets.len().min(window)).min(WRITE_FRAMES);
         (!t.stopping && wanted > 0 && room >= wanted).then(|| room.min(t.backlog.len()))
     }
@@ -452,12 +455,16 @@ mod tests {
     }
 
     fn decryptor(faults: Faults, options: Options) -> Decryptor {
+        decryptor_with_window(faults, options, 16)
+    }
+
+    fn decryptor_with_window(faults: Faults, options: Options, window: usize) -> Decryptor {
         let (h2c, c2h) = start_card(modulus(), faults);
         let setup = StreamSetup {
             layout: layout(),
             key_id: 7,
             modulus: modulus(),
-            window: 16,
+            window,
             h2c_name: "h2c".into(),
             c2h_name: "c2h".into(),
         };
@@ -479,6 +486,19 @@ mod tests {
         let results = d.decrypt_all(cs.clone());
         let expected: Vec<_> = cs.iter().map(|c| Ok(c % modulus())).collect();
         assert_eq!(results, expected);
+        assert!(d.close().is_empty());
+    }
+
+    /// A window wider than two writes (64 cores of three lanes-engine jobs each): the writer
+    /// sends a write's worth at a time, and nothing waits for room it cannot have.
+    #[test]
+    fn a_window_wider_than_two_writes_keeps_the_card_fed() {
+        let window = 3 * WRITE_FRAMES;
+        let options = Options { queue_depth: 256, timeout: Some(Duration::from_secs(5)) };
+        let mut d = decryptor_with_window(Faults::default(), options, window);
+        let cs = ciphertexts(2 * window as u64);
+        let expected: Vec<_> = cs.iter().map(|c| Ok(c % modulus())).collect();
+        assert_eq!(d.decrypt_all(cs), expected);
         assert!(d.close().is_empty());
     }
 

@@ -19,6 +19,7 @@ fn tiny() -> AcceleratorConfig {
         cores: 2,
         stream_bits: 64,
         digits_per_step: 2,
+        engine: crate::config::Engine::Slots,
         ..Default::default()
     }
 }

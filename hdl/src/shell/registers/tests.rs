@@ -11,6 +11,7 @@ pub(crate) fn test_config() -> AcceleratorConfig {
         window_bits: 4,
         stream_bits: 128,
         digits_per_step: 3,
+        engine: crate::config::Engine::Slots,
         ..Default::default()
     }
 }
