@@ -218,9 +218,9 @@ impl Device {
         self.options.faults.stalled(self.frames_out - self.resyncs_out)
     }
 
-    /// Whether a result beat fits in the C2H buffer (the card's TREADY).
+    /// Whether a result beat fits in the C2H buffer (the card's TREADY); never once it stalled.
     fn output_ready(&self) -> bool {
-        self.c2h.has_room(self.beat_bytes, self.reads.front().map_or(0, |read| read.size))
+        !self.stalled() && self.c2h.has_room(self.beat_bytes, self.reads.front().map_or(0, |read| read.size))
     }
 
     /// Something for the model to do: a result to send with room for it in the C2H buffer, or a
@@ -229,7 +229,7 @@ impl Device {
     /// a soft reset, the model runs until it has settled with room for output: the cores run
     /// their jobs out (STATUS.BUSY falls), and a frame already leaving leaves.
     fn has_work(&self) -> bool {
-        if self.failed || self.stalled() {
+        if self.failed {
             return false;
         }
         let room = self.output_ready();
@@ -338,14 +338,16 @@ impl Device {
                 }
             }
             self.out_words += beat.words.len();
-            self.c2h.push_beat(&beat.words, beat.last);
-            if self.out_words == self.options.result_beats * lanes {
+            let ends_frame = self.out_words == self.options.result_beats * lanes;
+            if ends_frame {
                 self.frames_out += 1;
                 self.resyncs_out += u64::from(self.out_resync);
                 // A frame the card had begun before a soft reset was not counted in.
                 self.frames_in = self.frames_in.max(self.frames_out);
                 self.out_words = 0;
             }
+            // The last frame before a stall ends its packet, though others were queued behind it.
+            self.c2h.push_beat(&beat.words, beat.last || (ends_frame && self.stalled()));
             self.complete_reads();
         }
         if self.draining && self.quiet >= self.settle && self.output_ready() {
@@ -446,6 +448,26 @@ mod tests {
         (DeviceHandle::spawn(responder, options).unwrap(), layout)
     }
 
+    /// A stall with a result queued behind the last one sent (three jobs a core on the lanes
+    /// engine, the result's burst held open for it): that last frame still ends its packet, so
+    /// the host reads every result the device sent.
+    #[test]
+    fn a_stall_ends_the_packet_of_the_last_result() {
+        let (_, mut options, layout) = parts(&[Fault::StallAfter(1)], Duration::from_millis(300));
+        options.c2h_capacity = 4 * layout.result_bytes;
+        let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, engine: Engine::Lanes, ..Default::default() };
+        let device = DeviceHandle::spawn(Box::new(InstantResponder::new(&config).unwrap()), options).unwrap();
+        // Held long enough for the second request to come in and join the first result's burst.
+        let hold = (2 * layout.request_beats) as u32;
+        let set_hold = |done| Command::WriteRegister { offset: itf::REG_PACKET_HOLD, value: hold, done };
+        assert_eq!(call(&device, set_hold), Ok(()));
+        let data = [request(&layout, 1), request(&layout, 2)].concat();
+        assert_eq!(call(&device, |done| Command::H2cWrite { data, done }), Ok(2 * layout.request_bytes));
+        let bytes = call(&device, |done| Command::C2hRead { size: 1 << 20, done }).unwrap();
+        assert_eq!(bytes.len(), layout.result_bytes, "the one result sent, in a packet of its own");
+        assert_eq!(itf::decode_result(&bytes, layout.digits, layout.stream_bits).unwrap().tag, 1);
+    }
+
     /// Sends a command and waits for its completion.
     fn call<T: Send + 'static>(
         device: &DeviceHandle,
@@ -487,7 +509,10 @@ mod tests {
         let bytes = call(&device, |done| Command::C2hRead { size: layout.result_bytes, done }).unwrap();
         let words = itf::bytes_to_words(&bytes);
         assert_eq!((words[0] as u16, words[1]), (5, 1 << 31), "word 1 corrupted, the tag intact");
+        // The one core takes a job, whose result never leaves; the next request finds no room.
         let data = request(&layout, 6);
+        assert_eq!(call(&device, |done| Command::H2cWrite { data, done }), Ok(layout.request_bytes));
+        let data = request(&layout, 7);
         assert_eq!(call(&device, |done| Command::H2cWrite { data, done }), Err(IoError::TimedOut));
         assert_eq!(call(&device, |done| Command::C2hRead { size: layout.result_bytes, done }), Err(IoError::TimedOut));
         assert_eq!(call(&device, |done| Command::ReadRegister { offset: 0, done }), Ok(itf::ID_VALUE));

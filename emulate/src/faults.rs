@@ -9,9 +9,11 @@ use std::str::FromStr;
 /// A fault of the emulated device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
-    /// `stall-after=N`: once N result frames have left, the device stops: it takes no more
-    /// input and sends no more output (the registers still answer). Reads and writes on the
-    /// stream nodes then time out.
+    /// `stall-after=N`: once N result frames have left, the device sends no more (the registers
+    /// still answer): it takes requests while its cores have room for their jobs, whose results
+    /// never leave, and then no more. The N-th frame ends its packet (TLAST), so that all N reach
+    /// the host even when more results were waiting to join its burst. Reads, and writes beyond
+    /// the cores' room, then time out.
     StallAfter(u64),
     /// `corrupt-result=K`: bit 31 of word 1 (the first plaintext limb) of the K-th result frame
     /// (0-based, in the order results leave) is flipped on its way out. The tag in word 0 stays

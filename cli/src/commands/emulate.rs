@@ -28,8 +28,9 @@ pub struct Args {
     /// own overhead).
     #[arg(long, default_value = "rtl", value_name = "rtl|instant")]
     responder: ResponderKind,
-    /// Inject a fault (repeatable): `stall-after=N` (the streams stop after N results) or
-    /// `corrupt-result=K` (bit 31 of word 1 of the K-th result, 0-based, is flipped).
+    /// Inject a fault (repeatable): `stall-after=N` (no result leaves after N; requests are taken
+    /// while the cores have room) or `corrupt-result=K` (bit 31 of word 1 of the K-th result,
+    /// 0-based, is flipped).
     #[arg(long = "fault", value_name = "SPEC")]
     faults: Vec<Fault>,
     /// How long an H2C write or a C2H read may wait before failing with ETIMEDOUT, in ms (at

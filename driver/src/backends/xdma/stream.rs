@@ -235,8 +235,13 @@ pub fn start<W: Write + Send + 'static>(
         })?
     };
     let writer = {
-        let stream = stream.clone();
-        std::thread::Builder::new().name("xdma h2c".into()).spawn(move || stream.end(write_requests(&stream)))
+        let (stream, held) = (stream.clone(), held.clone());
+        std::thread::Builder::new().name("xdma h2c".into()).spawn(move || {
+            let failed = write_requests(&stream);
+            // The results the reader holds go first: a failure fails only what is still owed.
+            held.hand_over(&stream.events);
+            stream.end(failed);
+        })
     };
     match writer {
         Ok(writer) => Ok((vec![reader, writer], stop, held, JobQueue(stream))),
