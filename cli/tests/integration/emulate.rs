@@ -420,6 +420,18 @@ fn ecrt_emulate_reports_bad_arguments() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown fault"));
 }
 
+/// The RTL tests' configuration (one model for them all, the one the accelerator's constant-time
+/// test builds): 512 bits, one two-slot core, 64-bit streams.
+fn rtl_config() -> AcceleratorConfig {
+    AcceleratorConfig {
+        key_bits: 512,
+        cores: 1,
+        stream_bits: 64,
+        engine: ecrt_contract::config::Engine::Slots,
+        ..Default::default()
+    }
+}
+
 /// The Verilator model behind the nodes: a 512-bit key loaded through the user node as
 /// `AcceleratorSim::load_key` does, two ciphertexts decrypted through H2C and C2H, checked
 /// against the golden model.
@@ -429,13 +441,7 @@ fn the_rtl_model_decrypts_through_the_nodes() {
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(512);
     let key = ecrt_golden::PrivateKey::generate(512, &mut rng).unwrap();
-    let config = AcceleratorConfig {
-        key_bits: 512,
-        cores: 1,
-        stream_bits: 64,
-        engine: ecrt_contract::config::Engine::Slots,
-        ..Default::default()
-    };
+    let config = rtl_config();
     let hw = ecrt_contract::host::hardware_key(&key, &config).unwrap();
     let mut options = EmulatorOptions::new(config.clone()).with_timeout(Duration::from_secs(120));
     options.build.progress = true;
@@ -488,14 +494,7 @@ fn the_instant_responder_and_the_rtl_share_one_register_model() {
         }
     }
 
-    // The configuration of the RTL test above: its model is built once.
-    let config = AcceleratorConfig {
-        key_bits: 512,
-        cores: 1,
-        stream_bits: 64,
-        engine: ecrt_contract::config::Engine::Slots,
-        ..Default::default()
-    };
+    let config = rtl_config();
     let mut rng = rand::rngs::StdRng::seed_from_u64(77);
     let key = ecrt_golden::PrivateKey::generate(512, &mut rng).unwrap();
     let hw = ecrt_contract::host::hardware_key(&key, &config).unwrap();
