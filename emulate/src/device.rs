@@ -426,10 +426,17 @@ mod tests {
     use num_bigint::BigUint;
 
     /// A 512-bit instant responder and the options of a device holding at most two result frames
-    /// in C2H.
+    /// in C2H; two slots: one job a core, the buffering the tests count on.
     fn parts(faults: &[Fault], timeout: Duration) -> (Box<InstantResponder>, DeviceOptions, itf::FrameLayout) {
-        // Two slots: one job a core, the buffering the tests count on.
-        let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, engine: Engine::Slots, ..Default::default() };
+        parts_of(Engine::Slots, faults, timeout)
+    }
+
+    fn parts_of(
+        engine: Engine,
+        faults: &[Fault],
+        timeout: Duration,
+    ) -> (Box<InstantResponder>, DeviceOptions, itf::FrameLayout) {
+        let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, engine, ..Default::default() };
         let layout = config.frame_layout().unwrap();
         let options = DeviceOptions {
             lanes: layout.lanes,
@@ -453,10 +460,10 @@ mod tests {
     /// the host reads every result the device sent.
     #[test]
     fn a_stall_ends_the_packet_of_the_last_result() {
-        let (_, mut options, layout) = parts(&[Fault::StallAfter(1)], Duration::from_millis(300));
+        let (responder, mut options, layout) =
+            parts_of(Engine::Lanes, &[Fault::StallAfter(1)], Duration::from_millis(300));
         options.c2h_capacity = 4 * layout.result_bytes;
-        let config = AcceleratorConfig { key_bits: 512, stream_bits: 64, engine: Engine::Lanes, ..Default::default() };
-        let device = DeviceHandle::spawn(Box::new(InstantResponder::new(&config).unwrap()), options).unwrap();
+        let device = DeviceHandle::spawn(responder, options).unwrap();
         // Held long enough for the second request to come in and join the first result's burst.
         let hold = (2 * layout.request_beats) as u32;
         let set_hold = |done| Command::WriteRegister { offset: itf::REG_PACKET_HOLD, value: hold, done };

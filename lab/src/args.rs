@@ -90,16 +90,13 @@ impl TopArgs {
 
     /// The configuration these parameters and `schedule` make, but for the key size.
     pub fn base(&self, schedule: &ScheduleArgs) -> AcceleratorConfig {
-        self.with_engine(schedule.apply(AcceleratorConfig {
+        let config = schedule.apply(AcceleratorConfig {
             cores: self.cores,
             stream_bits: self.stream_bits,
             digits_per_step: self.digits_per_step,
             ..Default::default()
-        }))
-    }
-
-    /// `config` with the engine named, or the one its schedule gets by default.
-    fn with_engine(&self, config: AcceleratorConfig) -> AcceleratorConfig {
+        });
+        // The engine named, or the one the schedule gets by default.
         AcceleratorConfig { engine: self.engine.unwrap_or_else(|| Engine::default_for(&config)), ..config }
     }
 }
@@ -114,15 +111,12 @@ impl ConfigArgs {
 
     /// The configuration as given, not yet validated.
     pub fn unvalidated(&self) -> AcceleratorConfig {
-        self.top.with_engine(self.schedule.apply(AcceleratorConfig {
+        AcceleratorConfig {
             key_bits: self.key_bits,
             limb_bits: self.limb_bits,
             clock_mhz: self.clock_mhz,
-            cores: self.top.cores,
-            stream_bits: self.top.stream_bits,
-            digits_per_step: self.top.digits_per_step,
-            ..Default::default()
-        }))
+            ..self.top.base(&self.schedule)
+        }
     }
 }
 
