@@ -549,19 +549,22 @@ fn device_nodes_that_are_regular_files_are_refused_untouched() {
 /// `ecrt explore` on a small sweep: explore.json with one point per configuration, its cycles the
 /// configuration's formulas (checked against Verilator in ecrt-sim's accelerator tests), the
 /// resources estimated, the Pareto front marked, and the plot drawn; bad sweeps and an unusable
-/// font fail clearly. One k, two window widths: the second point's Yosys units are the first's.
+/// font fail clearly. One point (its Yosys units are most of the test's time; the front among
+/// several points is `ecrt-lab`'s unit tests'), the configuration ecrt-sim's DSP-leaf test then
+/// finds in the estimate cache.
 #[test]
 fn explore_sweeps_projects_and_plots() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("explore");
-    // Both schedules by default: 4-bit windows and segmented (on the two-slot engine: the lanes
-    // engine's Yosys units would double the test's time).
+    // On the two-slot engine: the lanes engine's Yosys units would double the test's time.
     let sweep = [
         "explore",
         "--key-bits",
         "512",
         "--digits-per-step",
         "1",
+        "--schedule",
+        "windows",
         "--window-bits",
         "4",
         "--engine",
@@ -574,7 +577,7 @@ fn explore_sweeps_projects_and_plots() {
     assert!(table.contains("cyc/core") && table.contains("Pareto"), "{table}");
     let report: Value = serde_json::from_str(&std::fs::read_to_string(out_dir.join("explore.json")).unwrap()).unwrap();
     let points = report["points"].as_array().unwrap();
-    assert_eq!(points.len(), 2);
+    assert_eq!(points.len(), 1);
     for p in points {
         let config: ecrt_contract::config::AcceleratorConfig = serde_json::from_value(p["config"].clone()).unwrap();
         assert_eq!(p["latency_cycles"], config.latency_cycles());
@@ -583,14 +586,7 @@ fn explore_sweeps_projects_and_plots() {
         assert!(p["cores_per_xc7vx690t"].as_u64().unwrap() >= 1, "{p}");
         assert!(p["logic_delay_ns"].is_null(), "--no-timing");
     }
-    // A 256-bit exponent takes 329 multiplications in 4-bit windows and 512 segmented, on the
-    // same multiplier: the windows point is faster and on the front.
-    assert_eq!(
-        (&points[0]["schedule"], &points[1]["schedule"]),
-        (&serde_json::json!("windows"), &serde_json::json!("segmented"))
-    );
-    assert!(points[0]["latency_cycles"].as_u64() < points[1]["latency_cycles"].as_u64());
-    assert_eq!(points[0]["dsp48e1"], points[1]["dsp48e1"]);
+    assert_eq!(points[0]["schedule"], serde_json::json!("windows"));
     assert_eq!(points[0]["pareto"], true);
     let svg = std::fs::read_to_string(out_dir.join("pareto.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("Pareto front") && svg.contains("k = 1 limbs per step"));

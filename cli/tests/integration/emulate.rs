@@ -544,7 +544,7 @@ fn the_instant_responder_and_the_rtl_share_one_register_model() {
 
 /// Taking over a card an earlier process left out of step (docs/interface.md, "Taking over a
 /// card"): the 1024-bit phe key and vectors through a new `Decryptor`, on the instant responder
-/// and on the RTL (the configuration of tests/integration/xdma.rs, so its model is built once).
+/// and on the RTL (two two-slot cores, the model of ecrt-sim's `phe_vectors`, so it is built once).
 mod takeover {
     use super::*;
     use ecrt_driver::api::{BackendSpec, Decryptor, Options};

@@ -74,6 +74,7 @@ fn phe_vector_key(bits: u32, cases: usize) {
 }
 
 #[test]
+#[ignore = "slow: a 1024-bit unit of its own (the accelerator's tests decrypt these vectors); scripts/test --full runs it"]
 fn phe_vector_key_1024() {
     phe_vector_key(1024, 4);
 }
@@ -84,15 +85,15 @@ fn phe_vector_key_2048() {
     phe_vector_key(2048, 2);
 }
 
-/// Edge cases at 1024 bits, with every multiplication's first product checked: exponents all
-/// ones and a single bit, bases 0, 1 and N − 1; and the count is the same for all.
+/// Edge cases at 512 bits (the smallest unit), with every multiplication's first product
+/// checked: exponents all ones and a single bit, bases 0, 1 and N − 1; and the count is the same
+/// for all.
 #[test]
 fn edge_cases_take_the_same_cycles() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(1024);
-    // w = 5: the model `phe_vector_key_1024` builds.
-    let mut sim = build(1024, 5);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(512);
+    let mut sim = build(512, 5);
     let exp_bits = sim.manifest().exponent_bits as u64;
-    let (n0, n1) = (random_odd(1024, &mut rng), random_odd(1024, &mut rng));
+    let (n0, n1) = (random_odd(512, &mut rng), random_odd(512, &mut rng));
     let all_ones = (BigUint::from(1u32) << exp_bits) - 1u32;
     let single = BigUint::from(1u32) << (exp_bits / 2);
     let zero = BigUint::from(0u32);
