@@ -70,8 +70,8 @@ fn default_configuration_logic_delay() {
         eprintln!("  {:>6.3} ns  {:<8} {:<14} {}", step.arrival_ns, step.cell_type, step.pins, step.cell);
     }
     assert!(timing.logic_delay_ns <= 2.5, "{timing}");
-    assert!(timing.critical_path.len() >= 2, "{timing}");
-    let last = timing.critical_path.last().unwrap();
+    // A block RAM's clock-to-output into a register is a path of one cell.
+    let last = timing.critical_path.last().expect("a path of at least one cell");
     assert!((last.arrival_ns - timing.logic_delay_ns).abs() < 1e-9);
 }
 
