@@ -70,7 +70,7 @@ pub(crate) mod compose;
 
 /// Bump when the script or the parsing changes: part of the flat run's cache key, and named in
 /// every report's `tool`.
-const FANOUT_FORMAT: &str = "ecrt-sim fanout 3";
+const FANOUT_FORMAT: &str = "ecrt-sim fanout 4";
 
 /// How many nets [`fanout`] reports, highest first.
 pub const FANOUT_NETS: usize = 20;
@@ -94,7 +94,9 @@ pub struct NetFanout {
 pub struct FanoutReport {
     /// At most [`FANOUT_NETS`] nets with loads, most loads first (ties by name).
     pub nets: Vec<NetFanout>,
-    /// How many nets sequential cells drive in the design (the population `nets` is the top of).
+    /// How many nets with loads sequential cells drive in the design (the population `nets` is the
+    /// top of). A net with none is left out: a flat run keeps some (a cascaded DSP's unused `P`
+    /// under a public name) that a unit's run removes.
     pub driven_nets: u64,
     /// Which tool and script produced it.
     pub tool: String,
@@ -247,7 +249,9 @@ impl Counts {
         self.clocks.sort_unstable();
         let nets = self.ranked(&self.drivers, n);
         let logic_nets = self.ranked(&self.logic_drivers, n);
-        let driven_nets = self.drivers.keys().filter(|b| self.clocks.binary_search(b).is_err()).count() as u64;
+        let load = |b: u64| self.loads.get(b as usize).copied().unwrap_or(0);
+        let driven_nets =
+            self.drivers.keys().filter(|&&b| load(b) > 0 && self.clocks.binary_search(&b).is_err()).count() as u64;
         FanoutReport { nets, driven_nets, tool: tool.to_owned(), logic_nets }
     }
 
@@ -567,10 +571,10 @@ mod tests {
         let rows: Vec<(&str, &str, u64)> =
             r.nets.iter().map(|n| (n.net.as_str(), n.driver_type.as_str(), n.loads)).collect();
         // ctl: lut_a.I0, lut_b.I0, lut_b.I2, ff_b.CE; p[4]: lut_b.I1; o (ff_b.Q) only clocks ff_clk:
-        // left out; p[5] reaches ff_clk.D; ff_clk.Q nothing (counted among the driven nets only).
+        // left out; p[5] reaches ff_clk.D; ff_clk.Q nothing (not a driven net either).
         assert_eq!(rows, [("cores$0.ctl$3.q", "FDRE", 4), ("p[4]", "DSP48E1", 1), ("p[5]", "DSP48E1", 1)]);
         assert_eq!(r.nets[0].driver, "$auto$ff.cc:266:slice$1");
-        assert_eq!(r.driven_nets, 4);
+        assert_eq!(r.driven_nets, 3);
         assert_eq!(r.max_fanout(), 4);
         // The LUTs' outputs: lut_a.O reaches the DSP's A[0], lut_b.O ff_b's D.
         let logic: Vec<(&str, &str, u64)> =

@@ -133,8 +133,10 @@ pub struct DeepMul {
     ring_decrement: Vec<DFF<bool>>,
     ring_n_prime: Vec<DFF<Bits<Y_BITS>>>,
     finished: Signal<Local, bool>,
-    // The load phase's lane loads its operands: copies per LIMBS_PER_COPY limbs of A, windows of
-    // B and limbs of M̂, and one for its state.
+    // The load phase's lane loads its operands: a copy per limb of A (its limbs come through the
+    // operand select, which synthesis merges into the load's LUTs, two a bit: a copy per two limbs
+    // measured 62 loads flat), copies per LIMBS_PER_COPY windows of B and limbs of M̂, and one for
+    // its state.
     load_next: Signal<Local, bool>,
     load_a: Replicas<bool>,
     load_m_hat: Replicas<bool>,
@@ -268,7 +270,7 @@ impl DeepMul {
             ring_n_prime: many(lanes),
             finished: Default::default(),
             load_next: Default::default(),
-            load_a: Replicas::new(copies(operand_limbs)),
+            load_a: Replicas::new(operand_limbs),
             load_b: ReplicaSets::new(window_sets, copies(windows).div_ceil(window_sets)),
             load_m_hat: Replicas::new(copies(modulus_limbs)),
             load_state: Replicas::new(1),
@@ -512,7 +514,7 @@ impl Logic for DeepMul {
                             }
                             for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
                                 for j in 0..self.a_in.len() {
-                                    if self.load_a.q[j / g].val() {
+                                    if self.load_a.q[j].val() {
                                         self.ring_a[(dn - 2) * ln + j].d.next = self.a_in[j].val();
                                     }
                                 }

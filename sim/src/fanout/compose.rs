@@ -619,8 +619,8 @@ pub(crate) fn compose(dedup: &Dedup, units: &[(&str, &UnitNets)], n: usize, tool
                     continue;
                 }
                 let loads = s.total[k as usize] + u;
-                driven_nets += u64::from(seq);
                 if loads > 0 {
+                    driven_nets += u64::from(seq);
                     let cand = Candidate { loads, instance: i as u32, cell: c as u32, output: o as u32 };
                     if seq { &mut sequential } else { &mut logic }.push(cand);
                 }
@@ -764,7 +764,7 @@ module child(clock, i, o, p, t); input wire clock; input wire i; output wire o; 
         // r.q: the LUT's two pins and g's D, inside c (not u's, unused). f.Q clocks g: left out.
         // g's Q reaches only the top's output: no loads.
         assert_eq!(rows, [("r.q", "$auto$ff.cc:266:slice$7", "FDRE", 3)]);
-        assert_eq!(r.driven_nets, 2);
+        assert_eq!(r.driven_nets, 1);
         // The LUT's net has no public name: its cell and pin, under the instance's path.
         let logic: Vec<(&str, u64)> = r.logic_nets.iter().map(|n| (n.net.as_str(), n.loads)).collect();
         assert_eq!(logic, [("c.l.O", 1)]);

@@ -35,6 +35,7 @@ fn check(key_bits: usize) {
         ("LUTRAM", hier.lutram, flat.lutram, 0.0),
         ("CARRY4", hier.carry4, flat.carry4, TOLERANCE),
     ];
+    assert_eq!(hier.bram36, flat.bram36, "{key_bits} bits: BRAM36");
     for (name, h, f, tolerance) in rows {
         let off = (h as f64 - f as f64).abs() / f as f64;
         eprintln!("{key_bits} bits: {name} hierarchical {h}, flat {f} ({:+.2} %)", 100.0 * (h as f64 / f as f64 - 1.0));
