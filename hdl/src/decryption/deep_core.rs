@@ -81,9 +81,15 @@ pub struct DeepCore {
     pub jobs: Signal<Out, Bits<JOB_COUNT_BITS>>,
     engine: LaneExp,
     correction: Correction,
-    // The intake (2·S limbs, shifted in from the top) and n (S limbs, from p's ModulusN loads).
+    // The intake (2·S limbs, shifted in from the top) and n (S limbs, from p's ModulusN loads),
+    // each behind a load stage: its limb registered, and its shift enable in copies, so that no
+    // decoded enable reaches every limb of a register file.
     intake: Vec<DFF<Bits<X_BITS>>>,
+    intake_limb: DFF<Bits<Y_BITS>>,
+    intake_shift: Replicas<bool>,
     n: Vec<DFF<Bits<Y_BITS>>>,
+    n_limb: DFF<Bits<Y_BITS>>,
+    n_shift: Replicas<bool>,
     // A started job waiting for a pair, its tag; q's start in the next cycle; cycles until q's
     // lane has read the intake.
     pending: DFF<bool>,
@@ -111,10 +117,11 @@ pub struct DeepCore {
     q_lane: Vec<Constant<Bits<LANE_BITS>>>,
     free_pair: Signal<Local, bool>,
     // The terms, a RAM per limb at the lane's address (copies of the address written, the lane
-    // at its load phase, set a cycle ahead; and of the address read); the correction's pair and
-    // state.
+    // at its load phase, and of the write enable, both set a cycle ahead; and of the address
+    // read); the correction's pair and state.
     terms: Vec<RAM<Bits<X_BITS>, LANE_BITS>>,
     term_write_lane: Replicas<Bits<LANE_BITS>>,
+    term_write: Replicas<bool>,
     term_read_lane: Replicas<Bits<LANE_BITS>>,
     last_lane: Constant<Bits<LANE_BITS>>,
     collecting: DFF<Collecting>,
@@ -122,7 +129,6 @@ pub struct DeepCore {
     collected: DFF<Bits<LANE_BITS>>,
     collected_q: DFF<Bits<LANE_BITS>>,
     result_tag_r: DFF<Bits<TAG_BITS>>,
-    load_n: Signal<Local, bool>,
 }
 
 impl DeepCore {
@@ -150,7 +156,11 @@ impl DeepCore {
             engine: LaneExp::new(shape, exponent_bits, window_bits),
             correction: Correction::new(digits),
             intake: many(2 * digits),
+            intake_limb: Default::default(),
+            intake_shift: Replicas::new(copies(2 * digits)),
             n: many(digits),
+            n_limb: Default::default(),
+            n_shift: Replicas::new(copies(digits)),
             pending: Default::default(),
             pending_tag: Default::default(),
             start_q: Default::default(),
@@ -170,13 +180,13 @@ impl DeepCore {
             free_pair: Default::default(),
             terms: many(shape.operand_limbs),
             term_write_lane: Replicas::new(copies(shape.operand_limbs)),
+            term_write: Replicas::new(copies(shape.operand_limbs)),
             term_read_lane: Replicas::new(copies(shape.operand_limbs)),
             last_lane: Constant::new(((shape.deep_lanes() - 1) as u64).into()),
             collecting: Default::default(),
             collected: Default::default(),
             collected_q: Default::default(),
             result_tag_r: Default::default(),
-            load_n: Default::default(),
         }
     }
 }
@@ -195,9 +205,11 @@ impl Logic for DeepCore {
             collecting,
             collected,
             collected_q,
-            result_tag_r
+            result_tag_r,
+            intake_limb,
+            n_limb
         );
-        clock!(self, clock, engine, correction, term_write_lane, term_read_lane);
+        clock!(self, clock, engine, correction, term_write_lane, term_write, term_read_lane, intake_shift, n_shift);
         for j in 0..self.intake.len() {
             self.intake[j].clock.next = self.clock.val();
             self.intake[j].d.next = self.intake[j].q.val();
@@ -226,14 +238,19 @@ impl Logic for DeepCore {
         self.engine.key_load_slot.next = self.key_load_slot.val();
         self.engine.key_load_target.next = self.key_load_target.val();
         self.engine.key_load_data.next = self.key_load_data.val();
-        self.load_n.next =
+        self.n_limb.d.next = self.key_load_data.val();
+        self.n_shift.d.next =
             self.key_load.val() & !self.key_load_slot.val() & (self.key_load_target.val() == LoadTarget::ModulusN);
-        if self.load_n.val() {
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
             for j in 0..(self.n.len() - 1) {
-                self.n[j].d.next = self.n[j + 1].q.val();
+                if self.n_shift.q[j / g].val() {
+                    self.n[j].d.next = self.n[j + 1].q.val();
+                }
             }
             for j in (self.n.len() - 1)..self.n.len() {
-                self.n[j].d.next = self.key_load_data.val();
+                if self.n_shift.q[j / g].val() {
+                    self.n[j].d.next = self.n_limb.q.val();
+                }
             }
         }
 
@@ -245,12 +262,18 @@ impl Logic for DeepCore {
             }
         }
         self.ready.next = self.free_pair.val() & !self.pending.q.val() & !self.reading.q.val().any();
-        if self.limb_in_valid.val() & self.ready.val() {
+        self.intake_limb.d.next = self.limb_in.val();
+        self.intake_shift.d.next = self.limb_in_valid.val() & self.ready.val();
+        for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
             for j in 0..(self.intake.len() - 1) {
-                self.intake[j].d.next = self.intake[j + 1].q.val();
+                if self.intake_shift.q[j / g].val() {
+                    self.intake[j].d.next = self.intake[j + 1].q.val();
+                }
             }
             for j in (self.intake.len() - 1)..self.intake.len() {
-                self.intake[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.limb_in.val());
+                if self.intake_shift.q[j / g].val() {
+                    self.intake[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.intake_limb.q.val());
+                }
             }
         }
         if self.start.val() & self.ready.val() {
@@ -304,7 +327,9 @@ impl Logic for DeepCore {
             }
         }
 
-        // Terms: written at their lane's address; q's completes the pair.
+        // Terms: written at their lane's address; q's completes the pair. The address and the
+        // write enables are registers in copies, set a cycle ahead.
+        self.term_write.d.next = self.engine.done_next.val();
         self.term_write_lane.d.next = self.engine.lane.val() + 1;
         if self.engine.lane.val() == self.last_lane.val() {
             self.term_write_lane.d.next = 0.into();
@@ -313,7 +338,7 @@ impl Logic for DeepCore {
             for j in 0..self.terms.len() {
                 self.terms[j].write_address.next = self.term_write_lane.q[j / g].val();
                 self.terms[j].write_data.next = self.engine.result[j].val();
-                self.terms[j].write_enable.next = self.engine.done.val();
+                self.terms[j].write_enable.next = self.term_write.q[j / g].val();
                 self.terms[j].read_address.next = self.term_read_lane.q[j / g].val();
             }
         }

@@ -95,6 +95,8 @@ pub struct LaneExp {
     pub deciding_lane: Signal<Out, Bits<LANE_BITS>>,
     /// `lane`'s path is done: `result` is its prime's eCRT term (< n), in this cycle only.
     pub done: Signal<Out, bool>,
+    /// `done` in the next cycle, for a user that registers the term's write enables.
+    pub done_next: Signal<Out, bool>,
     /// The multiplier's result: `done`'s, when it says so.
     pub result: Vec<Signal<Out, Bits<X_BITS>>>,
     /// A multiplication finished in `lane` (for tests: every product of every lane shows).
@@ -264,6 +266,7 @@ impl LaneExp {
             lane: Default::default(),
             deciding_lane: Default::default(),
             done: Default::default(),
+            done_next: Default::default(),
             result: many(operands),
             mul_done: Default::default(),
             mul: DeepMul::new(shape),
@@ -848,6 +851,7 @@ impl Logic for LaneExp {
         self.lane.next = self.mul.lane.val();
         self.mul_done.next = self.mul.done.val();
         self.done.next = self.mul.done.val() & self.finish3.q.val();
+        self.done_next.next = self.mul.done_next.val() & self.finish2.q.val();
         for j in 0..self.result.len() {
             self.result[j].next = self.mul.result[j].val();
         }

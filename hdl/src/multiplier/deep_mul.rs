@@ -93,6 +93,9 @@ pub struct DeepMul {
     pub n_prime_in: Signal<In, Bits<Y_BITS>>,
     /// `lane` finished: `result` is its product, in this cycle only.
     pub done: Signal<Out, bool>,
+    /// The lane at its load phase in the next cycle finishes then (what `done` will say), for a
+    /// user that registers the result's write enables.
+    pub done_next: Signal<Out, bool>,
     /// `lane` is multiplying (and not done).
     pub busy: Signal<Out, bool>,
     /// A·B·R^(−1) mod N, below X, normalized limbs (< 2^17 + 3).
@@ -241,6 +244,7 @@ impl DeepMul {
             decrement_in: Default::default(),
             n_prime_in: Default::default(),
             done: Default::default(),
+            done_next: Default::default(),
             busy: Default::default(),
             result: many(operand_limbs),
             t: many(columns),
@@ -472,6 +476,8 @@ impl Logic for DeepMul {
                             self.next_free.next = !self.ring_busy[0].q.val()
                                 | (self.ring_count[0].q.val() == self.next_before_last.val());
                             self.load_next.next = self.start_next.val() & self.next_free.val();
+                            self.done_next.next =
+                                self.ring_busy[0].q.val() & (self.ring_count[0].q.val() == self.next_before_last.val());
                             self.ahead_before_last.next = self.fold_before_last.val();
                             if self.ring_classic[2].q.val() {
                                 self.ahead_before_last.next = self.classic_before_last.val();

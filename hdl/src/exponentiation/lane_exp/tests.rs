@@ -37,6 +37,7 @@ struct Cycle {
     loaded: bool,
     mul_done: bool,
     done: bool,
+    done_next: bool,
     result: Vec<u64>,
 }
 
@@ -136,10 +137,14 @@ fn every_lane_runs_its_primes_path_as_the_golden_model() {
                     loaded: loaded.is_some(),
                     mul_done: uut.mul_done.val(),
                     done: uut.done.val(),
+                    done_next: uut.done_next.val(),
                     result: uut.result.iter().map(|r| r.val().to_u64()).collect(),
                 }
             });
 
+        for (c, pair) in trace.windows(2).enumerate() {
+            assert_eq!(pair[0].done_next, pair[1].done, "k = {k}, cycle {c}: done announced a cycle ahead");
+        }
         for lane in 0..lanes {
             let of_lane = |f: fn(&Cycle) -> bool| -> Vec<usize> {
                 trace.iter().enumerate().filter(|(_, c)| c.lane == lane && f(c)).map(|(i, _)| i).collect()

@@ -65,11 +65,13 @@ impl Job {
     }
 }
 
-/// What one cycle shows: the lane at its load phase, whether it loaded, its done and result, and T.
+/// What one cycle shows: the lane at its load phase, whether it loaded, its done (and the next
+/// cycle's, announced) and result, and T.
 struct Cycle {
     lane: usize,
     loaded: bool,
     done: bool,
+    done_next: bool,
     result: Vec<u64>,
     t: Vec<u64>,
 }
@@ -88,7 +90,7 @@ fn run_and_check(shape: &FoldShape, rounds: Vec<Vec<Job>>, what: &str) {
     let mut loading: Option<usize> = None;
     let trace: Vec<Cycle> = simulate(DeepMul::new(shape), cycles, move |uut, _| {
         let lane = uut.lane.val().to_u64() as usize;
-        let done = uut.done.val();
+        let (done, done_next) = (uut.done.val(), uut.done_next.val());
         let result: Vec<u64> = uut.result.iter().map(|r| r.val().to_u64()).collect();
         let loaded = loading == Some(lane);
         if loaded {
@@ -109,9 +111,12 @@ fn run_and_check(shape: &FoldShape, rounds: Vec<Vec<Job>>, what: &str) {
         }
         uut.start_next.next = announce;
         loading = announce.then_some(next);
-        Cycle { lane, loaded, done, result, t: uut.t.iter().map(|t| t.val().to_u64()).collect() }
+        Cycle { lane, loaded, done, done_next, result, t: uut.t.iter().map(|t| t.val().to_u64()).collect() }
     });
 
+    for (c, pair) in trace.windows(2).enumerate() {
+        assert_eq!(pair[0].done_next, pair[1].done, "{what}, cycle {c}: done announced a cycle ahead");
+    }
     for lane in 0..lanes {
         let mut start = trace.iter().position(|c| c.lane == lane && c.loaded).unwrap();
         for (n, job) in rounds.iter().map(|r| &r[lane]).enumerate() {
