@@ -77,7 +77,7 @@ pub struct StreamOut {
     pub packet_hold: Signal<In, Bits<PACKET_HOLD_BITS>>,
     lane_last: Constant<Bits<LANE_INDEX_BITS>>,
     limb_last: Constant<Bits<POSITION_BITS>>,
-    frame_last: Constant<Bits<POSITION_BITS>>,
+    before_frame_last: Constant<Bits<POSITION_BITS>>,
     magic: Constant<Bits<LANE_BITS>>,
     core_number: Vec<Constant<Bits<CORE_BITS>>>,
     // The frame being built: its source, header and the position of the next word.
@@ -87,6 +87,11 @@ pub struct StreamOut {
     tag: DFF<Bits<TAG_BITS>>,
     status: DFF<Bits<STATUS_BITS>>,
     position: DFF<Bits<POSITION_BITS>>,
+    // The word at `position` is a limb (1 ≤ position ≤ S), the frame's last: set with the
+    // position, so that no comparison (nor the position's adder, which synthesis shares with
+    // one) sits in front of the beat's, the hold's and the cores' enables.
+    at_limb: DFF<bool>,
+    at_frame_last: DFF<bool>,
     lane: DFF<Bits<LANE_INDEX_BITS>>,
     // The output beat.
     beat: Vec<DFF<Bits<LANE_BITS>>>,
@@ -108,7 +113,6 @@ pub struct StreamOut {
     pick_tag: Signal<Local, Bits<TAG_BITS>>,
     limb: Signal<Local, Bits<LIMB_BITS>>,
     write: Signal<Local, bool>,
-    is_limb: Signal<Local, bool>,
     word: Signal<Local, Bits<LANE_BITS>>,
     // A core's frame starts in this cycle; core k's result is in a frame, its last limb not yet
     // taken.
@@ -146,7 +150,7 @@ impl StreamOut {
             packet_hold: Default::default(),
             lane_last: constant(lanes as u64 - 1),
             limb_last: constant(digits as u64),
-            frame_last: constant(frame_words as u64 - 1),
+            before_frame_last: constant(frame_words as u64 - 2),
             magic: constant((RESULT_MAGIC as u64) << crate::interface::HEADER_OPCODE_SHIFT),
             core_number: (0..cores).map(|k| constant(k as u64)).collect(),
             active: Default::default(),
@@ -155,6 +159,8 @@ impl StreamOut {
             tag: Default::default(),
             status: Default::default(),
             position: Default::default(),
+            at_limb: Default::default(),
+            at_frame_last: Default::default(),
             lane: Default::default(),
             beat: many(lanes),
             beat_valid: Default::default(),
@@ -171,7 +177,6 @@ impl StreamOut {
             pick_tag: Default::default(),
             limb: Default::default(),
             write: Default::default(),
-            is_limb: Default::default(),
             word: Default::default(),
             core_frame_starts: Default::default(),
             in_frame: many(cores),
@@ -192,6 +197,8 @@ impl Logic for StreamOut {
             tag,
             status,
             position,
+            at_limb,
+            at_frame_last,
             lane,
             beat_valid,
             beat_end,
@@ -248,6 +255,8 @@ impl Logic for StreamOut {
         self.core_frame_starts.next = false;
         if !self.active.q.val() {
             self.position.d.next = 0.into();
+            self.at_limb.d.next = false;
+            self.at_frame_last.d.next = false;
             self.lane.d.next = 0.into();
             if self.error_valid.val() {
                 self.error_take.next = true;
@@ -276,19 +285,18 @@ impl Logic for StreamOut {
         // dropped frame's words go nowhere, one per cycle.
         self.write.next =
             self.active.q.val() & ((!self.beat_valid.q.val() & !self.holding.q.val()) | self.dropping.q.val());
-        self.is_limb.next = (self.position.q.val() != 0) & (self.position.q.val() <= self.limb_last.val());
         self.word.next = 0.into();
         if self.position.q.val() == 0 {
             self.word.next = self.magic.val()
                 | (bit_cast::<LANE_BITS, STATUS_BITS>(self.status.q.val()) << 16)
                 | bit_cast::<LANE_BITS, TAG_BITS>(self.tag.q.val());
         }
-        if self.is_limb.val() & !self.from_error.q.val() {
+        if self.at_limb.q.val() & !self.from_error.q.val() {
             self.word.next = bit_cast::<LANE_BITS, LIMB_BITS>(self.limb.val());
         }
         for k in 0..self.core_result_take.len() {
             self.core_result_take[k].next = self.write.val()
-                & self.is_limb.val()
+                & self.at_limb.q.val()
                 & !self.from_error.q.val()
                 & (self.source.q.val() == self.core_number[k].val());
         }
@@ -301,29 +309,30 @@ impl Logic for StreamOut {
         }
         // The frame's last beat would end the burst: with a hold set, it waits for a result to
         // follow (not when a soft reset comes now, which ends the packet at once, as in a hold).
-        self.start_hold.next = (self.position.q.val() == self.frame_last.val())
+        self.start_hold.next = self.at_frame_last.q.val()
             & !self.other_waiting.val()
             & self.packet_hold.val().any()
             & !self.soft_reset.val();
         if self.write.val() {
             self.position.d.next = self.position.q.val() + 1;
+            self.at_limb.d.next = self.position.q.val() < self.limb_last.val();
+            self.at_frame_last.d.next = self.position.q.val() == self.before_frame_last.val();
             self.lane.d.next = self.lane.q.val() + 1;
             if (self.lane.q.val() == self.lane_last.val()) & !self.dropping.q.val() {
-                self.beat_end.d.next = self.position.q.val() == self.frame_last.val();
+                self.beat_end.d.next = self.at_frame_last.q.val();
                 self.beat_failed.d.next = self.from_error.q.val();
                 if self.start_hold.val() {
                     self.holding.d.next = true;
                     self.hold_left.d.next = self.packet_hold.val() - 1;
                 } else {
                     self.beat_valid.d.next = true;
-                    self.beat_last.d.next =
-                        (self.position.q.val() == self.frame_last.val()) & !self.other_waiting.val();
+                    self.beat_last.d.next = self.at_frame_last.q.val() & !self.other_waiting.val();
                 }
             }
             if self.lane.q.val() == self.lane_last.val() {
                 self.lane.d.next = 0.into();
             }
-            if self.position.q.val() == self.frame_last.val() {
+            if self.at_frame_last.q.val() {
                 self.active.d.next = false;
                 self.dropping.d.next = false;
             }
@@ -345,7 +354,7 @@ impl Logic for StreamOut {
             self.in_frame[k].next = (self.active.q.val()
                 & !self.from_error.q.val()
                 & (self.source.q.val() == self.core_number[k].val())
-                & (self.position.q.val() <= self.limb_last.val()))
+                & ((self.position.q.val() == 0) | self.at_limb.q.val()))
                 | (self.core_frame_starts.val() & (self.pick.val() == self.core_number[k].val()));
         }
         if self.soft_reset.val() {
