@@ -84,6 +84,59 @@ pub(crate) fn redistribute(sums: &[u64]) -> Vec<u64> {
         .collect()
 }
 
+/// The column sums of a step, one per limb of T (`t.len()` of them): c_j = t_(j+k) +
+/// Σ_(l<k) (a_l·b_(j−l) + q_l·m_(j−l)), with q the k limbs the step folds (T's own low limbs, or a
+/// delayed quotient's, [`super::fold_delayed`]) and m their constant (M̂, or H). With B's windows
+/// (`b_windows`) the a·b products are those of its windows ([`wide::add_row`]).
+pub(crate) fn column_sums(
+    t: &[u64],
+    quotient: &[u64],
+    reduction: &[u64],
+    a_digits: &[u64],
+    b: &[u64],
+    b_windows: Option<&[u64]>,
+) -> Vec<u64> {
+    let k = quotient.len();
+    let mut sums: Vec<u64> = (0..t.len())
+        .map(|j| {
+            let mut c = t.get(j + k).copied().unwrap_or(0);
+            for l in 0..k.min(j + 1) {
+                c += quotient[l] * reduction.get(j - l).copied().unwrap_or(0);
+                if b_windows.is_none() {
+                    c += a_digits[l] * b.get(j - l).copied().unwrap_or(0);
+                }
+            }
+            c
+        })
+        .collect();
+    if let Some(b_windows) = b_windows {
+        for (l, &digit) in a_digits.iter().enumerate() {
+            wide::add_row(&mut sums, l, digit, b_windows);
+        }
+    }
+    sums
+}
+
+/// 2^(−bits) mod N as (N′·N + 1)/2^bits with N′ = −N^(−1) mod 2^bits: below N, and N′·N ≡ −1
+/// (mod 2^bits). `None` for an even N.
+pub(crate) fn scaled_inverse(modulus: &BigUint, bits: usize) -> Option<BigUint> {
+    let two_bits = BigUint::one() << bits;
+    let n_inv = crate::prime::mod_inverse(&(modulus % &two_bits), &two_bits)?;
+    let n_prime = (&two_bits - n_inv) % &two_bits;
+    let scaled = &n_prime * modulus + 1u32;
+    debug_assert!((&scaled % &two_bits).is_zero());
+    Some(scaled >> bits)
+}
+
+/// Redundant limbs (< 2^18 + 2^7) of a value below 2^(17·`operand_limbs`) as a result:
+/// u_j = lo17(t_j) + (t_(j−1) >> 17) < 2^17 + 3, `operand_limbs` of them.
+pub(crate) fn normalized(t: &[u64], operand_limbs: usize) -> FoldValue {
+    debug_assert!(t[operand_limbs..].iter().all(|&l| l == 0), "result ≥ 2^(17·operand limbs)");
+    debug_assert_eq!(t[operand_limbs - 1] >> LIMB_BITS, 0);
+    let limbs = (0..operand_limbs).map(|j| lo17(t[j]) + if j >= 1 { t[j - 1] >> LIMB_BITS } else { 0 }).collect();
+    FoldValue { limbs }
+}
+
 /// A value as the folding multiplier holds it: normalized redundant limbs, least significant
 /// first, each < 2^17 + 3, as many as the multiplier's operands have.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -242,13 +295,7 @@ impl FoldContext {
         let r = LIMB_BITS as usize * limbs_per_step;
         let classic = MontgomeryContext::with_digits(modulus, LIMB_BITS, shape.classic_digits())?;
         let bound = modulus << (r + 3);
-        // M̂ = 2^(−r) mod N = (N′·N + 1)/2^r, N′ = −N^(−1) mod 2^r.
-        let two_r = BigUint::one() << r;
-        let n_inv = crate::prime::mod_inverse(&(modulus % &two_r), &two_r).ok_or(HwError::InvalidModulus)?;
-        let n_prime = (&two_r - n_inv) % &two_r;
-        let scaled = &n_prime * modulus + 1u32;
-        debug_assert!((&scaled % &two_r).is_zero());
-        let m_hat_value = scaled >> r;
+        let m_hat_value = scaled_inverse(modulus, r).ok_or(HwError::InvalidModulus)?;
         let m_hat = to_digits(&m_hat_value, LIMB_BITS, shape.modulus_limbs).into_iter().map(|d| d as u64).collect();
         Ok(Self { modulus: modulus.clone(), shape, m_hat, bound, classic, multiplicand: Multiplicand::default() })
     }
@@ -338,34 +385,13 @@ impl FoldContext {
 
     /// [`step`](Self::step) with B's windows formed already (`None`: B in limbs).
     fn step_with(&self, t: &[u64], a_digits: &[u64], b: &[u64], b_windows: Option<&[u64]>) -> Vec<u64> {
-        let (k, w) = (self.limbs_per_step(), self.columns());
-        let mut sums: Vec<u64> = (0..w)
-            .map(|j| {
-                let mut c = t.get(j + k).copied().unwrap_or(0);
-                for l in 0..k.min(j + 1) {
-                    c += t[l] * self.m_hat.get(j - l).copied().unwrap_or(0);
-                    if b_windows.is_none() {
-                        c += a_digits[l] * b.get(j - l).copied().unwrap_or(0);
-                    }
-                }
-                c
-            })
-            .collect();
-        if let Some(b_windows) = b_windows {
-            for (l, &digit) in a_digits.iter().enumerate() {
-                wide::add_row(&mut sums, l, digit, b_windows);
-            }
-        }
-        redistribute(&sums)
+        debug_assert_eq!(t.len(), self.columns());
+        redistribute(&column_sums(t, &t[..self.limbs_per_step()], &self.m_hat, a_digits, b, b_windows))
     }
 
     /// T's limbs as a result: u_j = lo17(t_j) + (t_(j−1) >> 17), `operand_limbs` of them.
     pub fn normalize(&self, t: &[u64]) -> FoldValue {
-        debug_assert!(t[self.operand_limbs()..].iter().all(|&l| l == 0), "result ≥ 2^(17·operand limbs)");
-        debug_assert_eq!(t[self.operand_limbs() - 1] >> LIMB_BITS, 0);
-        let limbs =
-            (0..self.operand_limbs()).map(|j| lo17(t[j]) + if j >= 1 { t[j - 1] >> LIMB_BITS } else { 0 }).collect();
-        FoldValue { limbs }
+        normalized(t, self.operand_limbs())
     }
 
     fn run(&self, a: &FoldValue, b: &FoldValue, mut trace: Option<&mut Vec<FoldStep>>) -> FoldValue {
@@ -389,22 +415,55 @@ impl FoldContext {
     }
 }
 
-impl DomainMultiplier for FoldContext {
-    type Value = FoldValue;
-    fn mul(&self, a: &FoldValue, b: &FoldValue) -> FoldValue {
-        FoldContext::mul(self, a, b)
+/// [`DomainMultiplier`] for a folding multiplier's context: its `mul`, `exact`, `classic` (whose
+/// R is its own) and `bound`.
+macro_rules! fold_domain_multiplier {
+    ($context:ty) => {
+        impl DomainMultiplier for $context {
+            type Value = FoldValue;
+            fn mul(&self, a: &FoldValue, b: &FoldValue) -> FoldValue {
+                <$context>::mul(self, a, b)
+            }
+            fn one(&self) -> FoldValue {
+                self.exact(self.classic.r_mod_n())
+            }
+            fn in_range(&self, value: &FoldValue) -> bool {
+                value.value() < self.bound
+            }
+            fn load(&self, x: &BigUint) -> FoldValue {
+                self.exact(x)
+            }
+            fn integer(&self, value: &FoldValue) -> BigUint {
+                value.value()
+            }
+        }
+    };
+}
+pub(crate) use fold_domain_multiplier;
+
+fold_domain_multiplier!(FoldContext);
+
+/// Multiplies, with `check`, every pair of operands at the edges of a folding multiplier's range
+/// (0, 1, N − 1, N, X − 1) and of redundant ones as results come out (squarings of X − 1).
+#[cfg(test)]
+pub(crate) fn check_edge_operands(
+    n: &BigUint,
+    bound: &BigUint,
+    exact: impl Fn(&BigUint) -> FoldValue,
+    check: impl Fn(&FoldValue, &FoldValue) -> FoldValue,
+) {
+    let top = bound - 1u32;
+    let mut values: Vec<FoldValue> =
+        [BigUint::zero(), BigUint::one(), n - 1u32, n.clone(), top.clone()].iter().map(&exact).collect();
+    let mut x = exact(&top);
+    for _ in 0..3 {
+        x = check(&x, &x);
+        values.push(x.clone());
     }
-    fn one(&self) -> FoldValue {
-        self.exact(self.classic.r_mod_n())
-    }
-    fn in_range(&self, value: &FoldValue) -> bool {
-        value.value() < self.bound
-    }
-    fn load(&self, x: &BigUint) -> FoldValue {
-        self.exact(x)
-    }
-    fn integer(&self, value: &FoldValue) -> BigUint {
-        value.value()
+    for a in &values {
+        for b in &values {
+            check(a, b);
+        }
     }
 }
 
@@ -476,20 +535,7 @@ mod tests {
             for bits in [2u64, 17, 100, 521] {
                 let n = random_odd(bits, &mut rng);
                 let ctx = FoldContext::new(&n, k).unwrap().with_multiplicand(multiplicand);
-                let top = ctx.bound() - 1u32;
-                let values = [BigUint::zero(), BigUint::one(), &n - 1u32, n.clone(), top.clone()];
-                let mut fold_values: Vec<FoldValue> = values.iter().map(|v| ctx.exact(v)).collect();
-                // Redundant operands, as results come out: chain squarings of X − 1.
-                let mut x = ctx.exact(&top);
-                for _ in 0..3 {
-                    x = check(&ctx, &x, &x);
-                    fold_values.push(x.clone());
-                }
-                for a in &fold_values {
-                    for b in &fold_values {
-                        check(&ctx, a, b);
-                    }
-                }
+                check_edge_operands(&n, ctx.bound(), |x| ctx.exact(x), |a, b| check(&ctx, a, b));
             }
         }
     }

@@ -31,6 +31,7 @@ pub mod exact_div;
 pub mod exponent;
 pub mod fold;
 pub mod fold_classic;
+pub mod fold_delayed;
 pub mod montgomery;
 pub mod wide;
 
@@ -45,6 +46,7 @@ pub use exponent::{
 };
 pub use fold::{limbs_value, FoldContext, FoldShape, FoldStep, FoldTrace, FoldValue, MAX_LIMBS_PER_STEP};
 pub use fold_classic::{exact_limbs, ClassicOp, ClassicPass, ClassicStep, ClassicTrace, DeepClassicTrace};
+pub use fold_delayed::{DelayedFoldContext, DelayedShape, DelayedStep, DelayedTrace, MAX_QUOTIENT_DELAY};
 pub use montgomery::{MontMulTrace, MontStep, MontgomeryContext};
 pub use wide::{Multiplicand, LIMB_BITS};
 

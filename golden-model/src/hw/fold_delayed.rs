@@ -1,0 +1,432 @@
+//! The folding multiplication with its quotient delayed by d steps: the algorithm of a
+//! multiplier whose loop is shorter than the pipeline of its reduction products. Not in the
+//! hardware yet; modelled and tested here as the arithmetic of the next multiplier.
+//!
+//! In the folding step ([`super::fold`]) T's low limbs are the quotient and T_low·M̂ lands in
+//! every column of the new T, its low ones too: the next quotient waits for the products of this
+//! one, so the loop holds the whole product pipeline (the deep loop's turn of k + 3 cycles). Scaling
+//! the modulus d·r bits further (Orup, ARITH 1995, the same scaled modulus taken over d + 1 digits)
+//! lifts the products above the next d quotients:
+//!
+//! ```text
+//! Ñ = N′·N with N′ = −N^(−1) mod 2^(r(d+1)), so Ñ ≡ −1 (mod 2^(r(d+1))),
+//! H = (Ñ + 1)/2^(r(d+1)) = 2^(−r(d+1)) mod N,
+//! step i:  T ← T_high + A_i·B + Q_(i−d)·H
+//! ```
+//!
+//! where Q_i is the low k limbs T had at step i (Q_j = 0 for j < 0). A quotient's products are
+//! needed d steps after it is known, so a loop of one addition and one redistribution can run a
+//! step a turn while they go through registered DSPs and a cascade.
+//!
+//! Why it holds: with the products still pending added back,
+//! V_i = T_i + Σ_(j=i−d)^(i−1) Q_j·H·2^(r(j+d+1−i)) follows the undelayed recurrence
+//! V_(i+1) = (V_i + Q_i·Ñ)/2^r + A_i·B, and Q_i ≡ V_i (mod 2^r). The result is V_n after the n
+//! steps that take A's digits: d more steps (the drain) take A = 0, land the pending products,
+//! and keep each step's low limbs L_i (no longer a quotient) instead of dropping them, so that
+//! V_n = T·2^(rd) + Σ_(e<d) L_(n+e)·2^(re) ≡ A·B·2^(−r(n−1)) (mod N).
+//!
+//! Range, as for the undelayed fold with Ñ < 2^(r(d+1))·N: Q_i·Ñ/2^r < 2.01·2^(r(d+1))·N, so
+//! operands below X = 2^(r(d+1)+3)·N give a result below X when R = 2^(r(n−1)) ≥ 2X: operands have
+//! d·k limbs more than the undelayed fold's, and n = ⌈(|N| + 4)/r⌉ + 2 + d. T stays below
+//! 2^(r+1)·X and its limbs below 2^18 + 2^7 (the column sums are the fold's, with Q's limbs in
+//! place of T's low ones). With d = 0 it is the folding multiplication, limb for limb.
+
+use num_bigint::BigUint;
+
+use super::exponent::DomainMultiplier;
+use super::fold::{
+    column_sums, fold_domain_multiplier, normalized, redistribute, scaled_inverse, FoldValue, MAX_LIMBS_PER_STEP,
+};
+use super::wide::{Multiplicand, LIMB_BITS};
+use super::{to_digits, HwError, MontgomeryContext};
+
+/// The largest quotient delay modelled, in steps.
+pub const MAX_QUOTIENT_DELAY: usize = 16;
+
+/// The sizes of a delayed-quotient folding multiplier for moduli of up to `modulus_bits` bits
+/// (|N| below), k limbs per step and a quotient delay of d steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DelayedShape {
+    /// k: limbs of the multiplier consumed per step.
+    pub limbs_per_step: usize,
+    /// d: steps between a quotient and its products' landing.
+    pub quotient_delay: usize,
+    /// n = ⌈(|N| + 4)/(17k)⌉ + 2 + d: steps that take A's digits (then d drain steps).
+    pub steps: usize,
+    /// ⌈(|N| + 17k·(d + 1) + 3)/17⌉: limbs of an operand or a result (X = 2^(17k(d+1)+3)·N).
+    pub operand_limbs: usize,
+    /// ⌈|N|/17⌉: limbs of N and of H.
+    pub modulus_limbs: usize,
+    /// ⌈(|N| + 17k·(d + 2) + 4)/17⌉: limbs of T (T < 2^(17k+1)·X).
+    pub columns: usize,
+}
+
+impl DelayedShape {
+    /// The sizes for `modulus_bits`-bit moduli, k limbs per step and a delay of d steps.
+    ///
+    /// Errors: k outside 1..=16, d over [`MAX_QUOTIENT_DELAY`], or no modulus bits.
+    pub fn new(modulus_bits: usize, limbs_per_step: usize, quotient_delay: usize) -> Result<Self, HwError> {
+        if !(1..=MAX_LIMBS_PER_STEP).contains(&limbs_per_step) {
+            return Err(HwError::InvalidSchedule(format!(
+                "{limbs_per_step} limbs per step (need 1..={MAX_LIMBS_PER_STEP})"
+            )));
+        }
+        if quotient_delay > MAX_QUOTIENT_DELAY {
+            return Err(HwError::InvalidSchedule(format!(
+                "a quotient delay of {quotient_delay} steps (at most {MAX_QUOTIENT_DELAY})"
+            )));
+        }
+        if modulus_bits < 2 {
+            return Err(HwError::InvalidModulus);
+        }
+        let limb = LIMB_BITS as usize;
+        let r = limb * limbs_per_step;
+        Ok(Self {
+            limbs_per_step,
+            quotient_delay,
+            steps: (modulus_bits + 4).div_ceil(r) + 2 + quotient_delay,
+            operand_limbs: (modulus_bits + r * (quotient_delay + 1) + 3).div_ceil(limb),
+            modulus_limbs: modulus_bits.div_ceil(limb),
+            columns: (modulus_bits + r * (quotient_delay + 2) + 4).div_ceil(limb),
+        })
+    }
+
+    /// Steps of a multiplication: n with A's digits, then d that drain the pending products.
+    pub fn total_steps(&self) -> usize {
+        self.steps + self.quotient_delay
+    }
+
+    /// Digits of a classic pass with the same R = 2^(17k·(n−1)): k·(n − 1).
+    pub fn classic_digits(&self) -> usize {
+        self.limbs_per_step * (self.steps - 1)
+    }
+}
+
+/// One step of a delayed-quotient multiplication.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DelayedStep {
+    /// The k digits of the multiplier the step consumed (0 in the drain).
+    pub a_digits: Vec<u64>,
+    /// The quotient whose products landed in this step: the low limbs of T d steps before
+    /// (0 in the first d steps).
+    pub quotient: Vec<u64>,
+    /// T's redundant limbs after the step (`columns` of them, each < 2^18 + 2^7).
+    pub t: Vec<u64>,
+}
+
+/// Every step of one delayed-quotient multiplication and its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DelayedTrace {
+    /// n + d entries: the steps with A's digits, then the drain.
+    pub steps: Vec<DelayedStep>,
+    /// The result in normalized limbs.
+    pub result: FoldValue,
+}
+
+/// The constants of a delayed-quotient folding multiplier for one odd modulus N.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DelayedFoldContext {
+    modulus: BigUint,
+    shape: DelayedShape,
+    h: Vec<u64>,
+    bound: BigUint,
+    classic: MontgomeryContext,
+    multiplicand: Multiplicand,
+}
+
+// The modulus may be p² (and the constants follow from it): wiped when dropped.
+impl Drop for DelayedFoldContext {
+    fn drop(&mut self) {
+        crate::key::wipe(&mut self.modulus);
+        crate::key::wipe(&mut self.bound);
+        zeroize::Zeroize::zeroize(&mut self.h);
+    }
+}
+
+impl DelayedFoldContext {
+    /// Constants for modulus N, k limbs per step and a quotient delay of d steps, sized for every
+    /// modulus of up to `width_bits` bits: H = 2^(−17k(d+1)) mod N, X = 2^(17k(d+1)+3)·N, and the
+    /// classic multiplier with the same R = 2^(17k·(n−1)).
+    ///
+    /// Errors: N even, N ≤ 1 or wider than `width_bits`; k or d out of range.
+    pub fn new(
+        modulus: &BigUint,
+        width_bits: usize,
+        limbs_per_step: usize,
+        quotient_delay: usize,
+    ) -> Result<Self, HwError> {
+        if modulus.bits() as usize > width_bits {
+            return Err(HwError::InvalidModulus);
+        }
+        let shape = DelayedShape::new(width_bits, limbs_per_step, quotient_delay)?;
+        let scale = LIMB_BITS as usize * limbs_per_step * (quotient_delay + 1);
+        let classic = MontgomeryContext::with_digits(modulus, LIMB_BITS, shape.classic_digits())?;
+        let h = scaled_inverse(modulus, scale).ok_or(HwError::InvalidModulus)?;
+        let h = to_digits(&h, LIMB_BITS, shape.modulus_limbs).into_iter().map(|d| d as u64).collect();
+        Ok(Self {
+            modulus: modulus.clone(),
+            shape,
+            h,
+            bound: modulus << (scale + 3),
+            classic,
+            multiplicand: Multiplicand::default(),
+        })
+    }
+
+    /// The same multiplier with B held as `multiplicand` for its a·b products.
+    pub fn with_multiplicand(mut self, multiplicand: Multiplicand) -> Self {
+        self.multiplicand = multiplicand;
+        self
+    }
+
+    /// The modulus N.
+    pub fn modulus(&self) -> &BigUint {
+        &self.modulus
+    }
+
+    /// The multiplier's sizes.
+    pub fn shape(&self) -> &DelayedShape {
+        &self.shape
+    }
+
+    /// The exact limbs of H = 2^(−17k(d+1)) mod N (as many as N has).
+    pub fn h(&self) -> &[u64] {
+        &self.h
+    }
+
+    /// X = 2^(17k(d+1)+3)·N: every operand and result is below it.
+    pub fn bound(&self) -> &BigUint {
+        &self.bound
+    }
+
+    /// The classic multiplication with the same R, as values: the way into and out of the domain.
+    pub fn classic(&self) -> &MontgomeryContext {
+        &self.classic
+    }
+
+    /// x < X in exact limbs.
+    pub fn exact(&self, x: &BigUint) -> FoldValue {
+        debug_assert!(x < &self.bound, "value ≥ X");
+        FoldValue::from_limbs(to_digits(x, LIMB_BITS, self.shape.operand_limbs).into_iter().map(|d| d as u64).collect())
+    }
+
+    /// a·b·R^(−1) mod N, a representative below X, in normalized limbs.
+    pub fn mul(&self, a: &FoldValue, b: &FoldValue) -> FoldValue {
+        self.run(a, b, None)
+    }
+
+    /// [`mul`](Self::mul) with every step recorded.
+    pub fn mul_trace(&self, a: &FoldValue, b: &FoldValue) -> DelayedTrace {
+        let mut steps = Vec::with_capacity(self.shape.total_steps());
+        let result = self.run(a, b, Some(&mut steps));
+        DelayedTrace { steps, result }
+    }
+
+    fn run(&self, a: &FoldValue, b: &FoldValue, mut trace: Option<&mut Vec<DelayedStep>>) -> FoldValue {
+        let DelayedShape { limbs_per_step: k, quotient_delay: d, steps: n, operand_limbs, columns, .. } = self.shape;
+        debug_assert!(a.value() < self.bound && b.value() < self.bound, "operand ≥ X");
+        let digits: Vec<u64> = to_digits(&a.value(), LIMB_BITS, k * n).into_iter().map(|x| x as u64).collect();
+        let b_windows = self.multiplicand.windows(b.limbs(), operand_limbs);
+        let zero = vec![0u64; k];
+        // Quotients in flight, oldest first: the low limbs of T at the last d steps.
+        let mut pending: std::collections::VecDeque<Vec<u64>> = (0..d).map(|_| zero.clone()).collect();
+        // The drain's low limbs, kept below T's.
+        let mut kept: Vec<u64> = Vec::with_capacity(d * k);
+        let mut t = vec![0u64; columns];
+        for i in 0..n + d {
+            let low = t[..k].to_vec();
+            let quotient = if i < n {
+                pending.push_back(low);
+                pending.pop_front().expect("d + 1 quotients in flight")
+            } else {
+                kept.extend_from_slice(&low);
+                pending.pop_front().expect("a pending quotient per drain step")
+            };
+            let a_digits = if i < n { &digits[i * k..(i + 1) * k] } else { &zero[..] };
+            t = redistribute(&column_sums(&t, &quotient, &self.h, a_digits, b.limbs(), b_windows.as_deref()));
+            debug_assert!(t.iter().all(|&l| l < (1 << 18) + (1 << 7)), "limb ≥ 2^18 + 2^7");
+            if let Some(steps) = trace.as_deref_mut() {
+                steps.push(DelayedStep { a_digits: a_digits.to_vec(), quotient, t: t.clone() });
+            }
+        }
+        // V_n = T·2^(rd) + the drain's low limbs.
+        normalized(&kept.into_iter().chain(t).collect::<Vec<_>>(), operand_limbs)
+    }
+}
+
+fold_domain_multiplier!(DelayedFoldContext);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hw::fold::{check_edge_operands, limbs_value, FoldContext};
+    use crate::hw::{exp_in_domain, Schedule};
+    use crate::prime::{mod_inverse, random_odd};
+    use num_bigint::RandBigInt;
+    use num_traits::{One, Zero};
+    use proptest::prelude::*;
+    use rand::{rngs::StdRng, SeedableRng};
+
+    const MULTIPLICANDS: [Multiplicand; 2] = [Multiplicand::Limbs, Multiplicand::Windows];
+
+    fn context(n: &BigUint, k: usize, d: usize, multiplicand: Multiplicand) -> DelayedFoldContext {
+        DelayedFoldContext::new(n, n.bits() as usize, k, d).unwrap().with_multiplicand(multiplicand)
+    }
+
+    /// Checks a·b against a·b·R^(−1) mod N computed independently, and the result's range.
+    fn check(ctx: &DelayedFoldContext, a: &FoldValue, b: &FoldValue) -> FoldValue {
+        let n = ctx.modulus();
+        let r = BigUint::one() << (LIMB_BITS as usize * ctx.shape().classic_digits());
+        let r_inv = mod_inverse(&(&r % n), n).unwrap();
+        let got = ctx.mul(a, b);
+        assert!(&got.value() < ctx.bound(), "result ≥ X");
+        assert_eq!(got.value() % n, a.value() * b.value() % n * r_inv % n);
+        assert!(got.limbs().iter().all(|&l| l < (1 << LIMB_BITS) + 3));
+        got
+    }
+
+    #[test]
+    fn without_delay_it_is_the_folding_multiplication() {
+        let mut rng = StdRng::seed_from_u64(1);
+        for (k, multiplicand) in [1usize, 3, 4, 8].into_iter().flat_map(|k| MULTIPLICANDS.map(|m| (k, m))) {
+            let n = random_odd(500, &mut rng);
+            let fold = FoldContext::new(&n, k).unwrap().with_multiplicand(multiplicand);
+            let delayed = context(&n, k, 0, multiplicand);
+            assert_eq!(delayed.h(), fold.m_hat());
+            assert_eq!(delayed.bound(), fold.bound());
+            let a = fold.exact(&rng.gen_biguint_below(fold.bound()));
+            let b = fold.mul(&a, &fold.exact(&rng.gen_biguint_below(fold.bound())));
+            let (f, t) = (fold.mul_trace(&a, &b), delayed.mul_trace(&a, &b));
+            assert_eq!(t.result, f.result, "k = {k}");
+            assert!(t.steps.iter().zip(&f.steps).all(|(t, f)| t.t == f.t), "k = {k}: a step differs");
+        }
+    }
+
+    #[test]
+    fn sizes_for_a_2048_bit_modulus() {
+        // (k, d, steps, operand limbs, columns): d·k limbs more, d steps more.
+        for (k, d, steps, operands, columns) in [(3, 0, 43, 124, 127), (3, 3, 46, 133, 136), (3, 6, 49, 142, 145)] {
+            let shape = DelayedShape::new(2048, k, d).unwrap();
+            assert_eq!((shape.steps, shape.operand_limbs, shape.columns), (steps, operands, columns), "k {k} d {d}");
+            assert_eq!(shape.total_steps(), steps + d);
+        }
+    }
+
+    #[test]
+    fn h_is_the_inverse_of_two_to_the_scaled_r() {
+        let mut rng = StdRng::seed_from_u64(2);
+        for (k, d) in [(1, 0), (1, 5), (3, 3), (8, 2), (16, 1)] {
+            let n = random_odd(300, &mut rng);
+            let ctx = context(&n, k, d, Multiplicand::Windows);
+            let h = limbs_value(ctx.h());
+            assert!(h < n);
+            assert!((h << (17 * k * (d + 1))) % &n == BigUint::one());
+        }
+    }
+
+    #[test]
+    fn rejects_bad_parameters() {
+        let n = BigUint::from(1_000_003u32);
+        assert!(DelayedFoldContext::new(&n, 20, 0, 1).is_err());
+        assert!(DelayedFoldContext::new(&n, 20, 3, MAX_QUOTIENT_DELAY + 1).is_err());
+        assert!(DelayedFoldContext::new(&n, 19, 3, 1).is_err(), "N wider than the width");
+        assert_eq!(DelayedFoldContext::new(&BigUint::from(100u32), 8, 2, 1), Err(HwError::InvalidModulus));
+    }
+
+    #[test]
+    fn edge_operands_stay_in_range() {
+        let mut rng = StdRng::seed_from_u64(3);
+        for (k, d) in [(1, 1), (1, 4), (2, 3), (3, 3), (3, 6), (4, 4), (8, 2), (16, 1)] {
+            for multiplicand in MULTIPLICANDS {
+                for bits in [2u64, 17, 100, 521] {
+                    let n = random_odd(bits, &mut rng);
+                    let ctx = context(&n, k, d, multiplicand);
+                    check_edge_operands(&n, ctx.bound(), |x| ctx.exact(x), |a, b| check(&ctx, a, b));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn steps_follow_the_undelayed_recurrence_with_the_pending_products() {
+        let mut rng = StdRng::seed_from_u64(4);
+        for (k, d) in [(1, 3), (3, 3), (4, 2)] {
+            let n = random_odd(400, &mut rng);
+            let ctx = context(&n, k, d, Multiplicand::Windows);
+            let r = LIMB_BITS as usize * k;
+            let scaled = (limbs_value(ctx.h()) << (r * (d + 1))) - 1u32; // Ñ
+            let a = ctx.exact(&rng.gen_biguint_below(ctx.bound()));
+            let b = ctx.exact(&rng.gen_biguint_below(ctx.bound()));
+            let trace = ctx.mul_trace(&a, &b);
+            let h = limbs_value(ctx.h());
+            let steps = ctx.shape().steps;
+            assert_eq!(trace.steps.len(), steps + d);
+            // V_(i+1) = (V_i + Q_i·Ñ)/2^r + A_i·B over the steps with A's digits.
+            let mut v = BigUint::zero();
+            for i in 0..steps {
+                let t = if i == 0 { vec![0; ctx.shape().columns] } else { trace.steps[i - 1].t.clone() };
+                let step = &trace.steps[i];
+                assert_eq!(step.quotient, if i >= d { trace_low(&trace.steps, i - d, k) } else { vec![0; k] });
+                let folded = &v + limbs_value(&t[..k]) * &scaled;
+                assert!((&folded % (BigUint::one() << r)).is_zero(), "step {i}: Q_i ≢ V_i (mod 2^r)");
+                v = (folded >> r) + limbs_value(&step.a_digits) * b.value();
+                assert_eq!(limbs_value(&step.t) + pending_value(&trace.steps, &h, k, d, i + 1), v, "step {i}");
+            }
+            assert_eq!(trace.result.value(), v, "the result is V_n");
+        }
+    }
+
+    /// What the products still in flight after step i − 1 add to T (V_i − T_i in the module docs).
+    fn pending_value(trace: &[DelayedStep], h: &BigUint, k: usize, d: usize, i: usize) -> BigUint {
+        // Quotients taken at steps i−d … i−1 whose products land at steps i … i+d−1.
+        let r = LIMB_BITS as usize * k;
+        let mut sum = BigUint::default();
+        for j in i.saturating_sub(d)..i {
+            sum += (limbs_value(&trace_low(trace, j, k)) * h) << (r * (j + d + 1 - i));
+        }
+        sum
+    }
+
+    /// The low k limbs of T before step j.
+    fn trace_low(steps: &[DelayedStep], j: usize, k: usize) -> Vec<u64> {
+        if j == 0 {
+            vec![0; k]
+        } else {
+            steps[j - 1].t[..k].to_vec()
+        }
+    }
+
+    #[test]
+    fn exponentiation_in_the_domain() {
+        let mut rng = StdRng::seed_from_u64(5);
+        let n = random_odd(512, &mut rng);
+        let ctx = context(&n, 3, 3, Multiplicand::Windows);
+        let base = rng.gen_biguint_below(&n);
+        let exponent = rng.gen_biguint(300);
+        let base_in = ctx.mul(&ctx.exact(&base), &ctx.exact(ctx.classic().r2_mod_n()));
+        let power = exp_in_domain(&ctx, &base_in, &exponent, 300, Schedule::FixedWindow { window_bits: 5 }).unwrap();
+        let out = ctx.classic().redc_wide(&power.result.value());
+        assert!(out <= n);
+        assert_eq!(out % &n, base.modpow(&exponent, &n));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn delayed_mul_property(
+            seed in any::<u64>(),
+            bits in 2u64..600,
+            k in 1usize..=MAX_LIMBS_PER_STEP,
+            d in 0usize..=8,
+            wide in any::<bool>(),
+        ) {
+            let mut rng = StdRng::seed_from_u64(seed);
+            let n = random_odd(bits, &mut rng);
+            let ctx = context(&n, k, d, MULTIPLICANDS[usize::from(wide)]);
+            let a = ctx.exact(&rng.gen_biguint_below(ctx.bound()));
+            let b = ctx.exact(&rng.gen_biguint_below(ctx.bound()));
+            let ab = check(&ctx, &a, &b);
+            check(&ctx, &ab, &ab);
+        }
+    }
+}
