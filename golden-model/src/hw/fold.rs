@@ -443,6 +443,25 @@ pub(crate) use fold_domain_multiplier;
 
 fold_domain_multiplier!(FoldContext);
 
+/// Checks a folding multiplier's product `got` of a and b: below the bound X, in normalized limbs
+/// (< 2^17 + 3), and a·b·R^(−1) mod N with R = 2^(17·`digits`), computed independently.
+#[cfg(test)]
+pub(crate) fn check_product(
+    n: &BigUint,
+    bound: &BigUint,
+    digits: usize,
+    a: &FoldValue,
+    b: &FoldValue,
+    got: FoldValue,
+) -> FoldValue {
+    let r = BigUint::one() << (LIMB_BITS as usize * digits);
+    let r_inv = crate::prime::mod_inverse(&(&r % n), n).unwrap();
+    assert!(&got.value() < bound, "result ≥ X");
+    assert_eq!(got.value() % n, a.value() * b.value() % n * r_inv % n);
+    assert!(got.limbs().iter().all(|&l| l < (1 << LIMB_BITS) + 3));
+    got
+}
+
 /// Multiplies, with `check`, every pair of operands at the edges of a folding multiplier's range
 /// (0, 1, N − 1, N, X − 1) and of redundant ones as results come out (squarings of X − 1).
 #[cfg(test)]
@@ -470,26 +489,13 @@ pub(crate) fn check_edge_operands(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prime::mod_inverse;
     use crate::prime::random_odd;
     use num_bigint::RandBigInt;
     use proptest::prelude::*;
     use rand::{rngs::StdRng, SeedableRng};
 
-    /// a·b·R^(−1) mod N, independently.
-    fn expected(ctx: &FoldContext, a: &BigUint, b: &BigUint) -> BigUint {
-        let n = ctx.modulus();
-        let r = BigUint::one() << (LIMB_BITS as usize * ctx.limbs_per_step() * (ctx.steps() - 1));
-        let r_inv = mod_inverse(&(&r % n), n).unwrap();
-        a * b % n * r_inv % n
-    }
-
     fn check(ctx: &FoldContext, a: &FoldValue, b: &FoldValue) -> FoldValue {
-        let got = ctx.mul(a, b);
-        assert!(&got.value() < ctx.bound(), "result ≥ X");
-        assert_eq!(got.value() % ctx.modulus(), expected(ctx, &a.value(), &b.value()));
-        assert!(got.limbs().iter().all(|&l| l < (1 << LIMB_BITS) + 3));
-        got
+        check_product(ctx.modulus(), ctx.bound(), ctx.shape().classic_digits(), a, b, ctx.mul(a, b))
     }
 
     #[test]
