@@ -13,9 +13,10 @@ use crate::exponentiation::lane_exp::LaneExp;
 use crate::exponentiation::modexp::ModExp;
 use crate::interface::{REGISTERS, VERSION_MAJOR, VERSION_MINOR};
 use crate::multiplier::deep_mul::DeepMul;
+use crate::multiplier::delay_mul::DelayMul;
 use crate::multiplier::fold_mul::FoldMul;
 use crate::shell::accelerator::Accelerator;
-use ecrt_golden::hw::FoldShape;
+use ecrt_golden::hw::{DelayedShape, FoldShape};
 use rust_hdl::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -146,6 +147,17 @@ pub fn emit_deep_mul(shape: &FoldShape) -> String {
     let shape = *shape;
     generate(move || {
         let mut uut = DeepMul::new(&shape);
+        uut.connect_all();
+        generate_verilog(&uut)
+    })
+}
+
+/// Generates the delayed-quotient multiplier of `shape` alone (its tests drive its ports
+/// directly): the Verilog, top module `top`.
+pub fn emit_delay_mul(shape: &DelayedShape) -> String {
+    let shape = *shape;
+    generate(move || {
+        let mut uut = DelayMul::new(&shape);
         uut.connect_all();
         generate_verilog(&uut)
     })

@@ -31,6 +31,7 @@ testing::clocked!(
     multiplier::fold_operands::FoldOperands,
     multiplier::fold_mul::FoldMul,
     multiplier::deep_mul::DeepMul,
+    multiplier::delay_mul::DelayMul,
     multiplier::column_addends::ColumnAddends,
     exponentiation::slot_control::SlotControl,
     exponentiation::modexp::ModExp,

@@ -12,11 +12,14 @@
 //! - [`mul_add`]: the DSP48E1 leaves, `p = c + x·y`;
 //! - [`deep_mul`]: the deep-loop multiplier, every stage a register and at most one adder, k + 3
 //!   interleaved lanes, folding mode only (not yet in the exponentiation unit);
-//! - [`column_addends`], [`redistribute`]: its column addends and its redistribution.
+//! - [`column_addends`], [`redistribute`]: its column addends and its redistribution;
+//! - [`delay_mul`]: the delayed-quotient multiplier, a two-cycle loop with no DSP on it, two
+//!   interleaved lanes, folding mode only (not yet in an exponentiation unit).
 
 pub mod b_windows;
 pub mod column_addends;
 pub mod deep_mul;
+pub mod delay_mul;
 pub mod fold_base;
 pub mod fold_mul;
 pub mod fold_normalize;

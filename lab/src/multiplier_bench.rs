@@ -1,14 +1,17 @@
 //! `ecrt bench-multiplier`: the Montgomery multipliers alone, side by side for each number of
-//! limbs per step, the accelerator's two-cycle loop and the deep loop: cycles per multiplication
+//! limbs per step, the accelerator's two-cycle loop, the deep loop and the delayed-quotient loop
+//! (not yet in an exponentiation unit): cycles per multiplication
 //! in Verilator (every product checked against the golden model), Yosys's resources and logic
 //! delay, and DSP-cycles per multiplication against the schoolbook bound.
 
 use crate::chip::schoolbook_partial_products;
 use crate::report::Figure;
-use ecrt_golden::hw::{FoldContext, FoldShape};
+use ecrt_golden::hw::{DelayedFoldContext, DelayedShape, FoldContext, FoldShape, FoldValue, Multiplicand};
 use ecrt_golden::prime::random_odd;
-use ecrt_hdl::emit::{emit_deep_mul, emit_fold_mul};
+use ecrt_hdl::emit::{emit_deep_mul, emit_delay_mul, emit_fold_mul};
+use ecrt_hdl::multiplier::delay_mul::DelayTiming;
 use ecrt_sim::deep_mul::{DeepMulSim, LaneJob};
+use ecrt_sim::delay_mul::{DelayJob, DelayMulSim};
 use ecrt_sim::fold_mul::{FoldMulSim, Product};
 use ecrt_sim::{estimate_with_fanout, logic_delay, BuildOptions, EstimateOptions, FanoutReport};
 use num_bigint::RandBigInt;
@@ -27,7 +30,8 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', default_values_t = vec![1, 2, 4, 8])]
     digits_per_step: Vec<usize>,
     /// The loops to measure: `fold` (the accelerator's, two slots on a two-cycle loop) and
-    /// `deep` (k + 3 lanes on a loop of k + 3 cycles, every stage registered).
+    /// `deep` (k + 3 lanes on a loop of k + 3 cycles, every stage registered) and `delay` (two
+    /// lanes on a two-cycle loop with the quotient delayed by d steps).
     #[arg(long, value_delimiter = ',', default_values_t = vec![Loop::Fold, Loop::Deep])]
     loops: Vec<Loop>,
     /// Skip the logic delays (a flattened synthesis of each multiplier at 512 bits, minutes each).
@@ -48,13 +52,15 @@ pub enum Loop {
     Fold,
     /// The deep-loop multiplier: k + 3 lanes on a loop of k + 3 cycles.
     Deep,
+    /// The delayed-quotient multiplier: two lanes on a two-cycle loop.
+    Delay,
 }
 
 impl Loop {
     /// Independent multiplications it interleaves: two slots, or k + 3 lanes.
     fn in_flight(self, shape: &FoldShape) -> usize {
         match self {
-            Loop::Fold => 2,
+            Loop::Fold | Loop::Delay => 2,
             Loop::Deep => shape.deep_lanes(),
         }
     }
@@ -65,6 +71,7 @@ impl std::fmt::Display for Loop {
         f.write_str(match self {
             Loop::Fold => "fold",
             Loop::Deep => "deep",
+            Loop::Delay => "delay",
         })
     }
 }
@@ -86,7 +93,7 @@ pub struct MultiplierReport {
 /// multiplication costs that share of the DSPs' cycles over its latency.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MultiplierRow {
-    /// `"fold"` or `"deep"`; records made while a separate classic multiplier ran also hold
+    /// `"fold"`, `"deep"` or `"delay"`; records made while a separate classic multiplier ran also hold
     /// `"classic"`.
     pub multiplier: String,
     /// Independent multiplications the multiplier interleaves (records without it: 2).
@@ -95,8 +102,11 @@ pub struct MultiplierRow {
     pub digits_per_step: Figure<usize>,
     pub steps: Figure<usize>,
     pub cycles_per_multiplication: Figure<u64>,
-    /// The folding multiplier's sizes (null for the classic one).
+    /// The folding multiplier's sizes (null for the classic one and the delayed-quotient one).
     pub shape: Option<FoldShape>,
+    /// The delayed-quotient multiplier's sizes (absent for the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_shape: Option<DelayedShape>,
     pub dsp48e1: Figure<u64>,
     pub lut: Figure<u64>,
     pub ff: Figure<u64>,
@@ -135,6 +145,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for &k in &args.digits_per_step {
         let shape = FoldShape::new(modulus_bits, k)?;
         for &kind in &args.loops {
+            if kind == Loop::Delay {
+                let shape = DelayTiming::shape(modulus_bits, k)?;
+                let cycles = delayed_cycles(&shape, modulus_bits, &mut rng)?;
+                let (resources, fanout) = estimate_with_fanout(&emit_delay_mul(&shape), "top", &quiet)?;
+                let timing_shape = DelayTiming::shape(TIMING_MODULUS_BITS, k)?;
+                let timing = (!args.no_timing)
+                    .then(|| logic_delay(&emit_delay_mul(&timing_shape), "top", &quiet))
+                    .transpose()?;
+                let mut row = row(kind, 2, k, shape.total_steps(), cycles, &resources, &fanout, timing.as_ref(), bound);
+                row.delayed_shape = Some(shape);
+                rows.push(row);
+                bar.inc(1);
+                continue;
+            }
             let in_flight = kind.in_flight(&shape);
             let contexts: Vec<FoldContext> = (0..in_flight)
                 .map(|_| FoldContext::with_width(&random_odd(modulus_bits as u64, &mut rng), modulus_bits, k))
@@ -155,7 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     ])?
                     .to_vec()
                 }
-                Loop::Deep => {
+                _ => {
                     let mut sim = DeepMulSim::build(&shape, &BuildOptions::default())?;
                     let jobs: Vec<Option<LaneJob>> = operands
                         .iter()
@@ -167,15 +191,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     sim.multiply(&jobs)?
                 }
             };
-            let cycles = checked_cycles(&products, &contexts, &operands, k, kind)?;
+            let expected: Vec<FoldValue> = contexts.iter().zip(&operands).map(|(c, (a, b))| c.mul(a, b)).collect();
+            let cycles = checked_cycles(&products, &expected, k, kind)?;
             let emit = |shape: &FoldShape| match kind {
                 Loop::Fold => emit_fold_mul(shape),
-                Loop::Deep => emit_deep_mul(shape),
+                _ => emit_deep_mul(shape),
             };
             let (resources, fanout) = estimate_with_fanout(&emit(&shape), "top", &quiet)?;
             let timing_shape = FoldShape::new(TIMING_MODULUS_BITS, k)?;
             let timing = (!args.no_timing).then(|| logic_delay(&emit(&timing_shape), "top", &quiet)).transpose()?;
-            rows.push(row(kind, cycles, &shape, &resources, &fanout, timing.as_ref(), bound));
+            let mut row = row(kind, in_flight, k, shape.steps, cycles, &resources, &fanout, timing.as_ref(), bound);
+            row.shape = Some(shape);
+            rows.push(row);
             bar.inc(1);
         }
     }
@@ -219,20 +246,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The delayed-quotient multiplier's two lanes, each with its own `bits`-bit modulus and random
+/// operands, in Verilator: their cycles, once both products equal the golden model's.
+fn delayed_cycles(shape: &DelayedShape, bits: usize, rng: &mut rand::rngs::StdRng) -> anyhow::Result<u64> {
+    let contexts: Vec<DelayedFoldContext> = (0..2)
+        .map(|_| {
+            let n = random_odd(bits as u64, rng);
+            Ok(DelayedFoldContext::new(&n, bits, shape.limbs_per_step, shape.quotient_delay)?
+                .with_multiplicand(Multiplicand::Windows))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let operands: Vec<_> = contexts
+        .iter()
+        .map(|c| (c.exact(&rng.gen_biguint_below(c.bound())), c.exact(&rng.gen_biguint_below(c.bound()))))
+        .collect();
+    let mut sim = DelayMulSim::build(shape, &BuildOptions::default())?;
+    let jobs: Vec<Option<DelayJob>> = operands
+        .iter()
+        .zip(&contexts)
+        .map(|((a, b), c)| Some(DelayJob { a: a.limbs(), b: b.limbs(), h: c.h() }))
+        .collect();
+    let products = sim.multiply(&jobs)?;
+    let expected: Vec<FoldValue> = contexts.iter().zip(&operands).map(|(c, (a, b))| c.mul(a, b)).collect();
+    checked_cycles(&products, &expected, shape.limbs_per_step, Loop::Delay)
+}
+
 /// Every product equals the golden model's and all took the same cycles: those cycles.
-fn checked_cycles(
-    products: &[Option<Product>],
-    contexts: &[FoldContext],
-    operands: &[(ecrt_golden::hw::FoldValue, ecrt_golden::hw::FoldValue)],
-    k: usize,
-    kind: Loop,
-) -> anyhow::Result<u64> {
+fn checked_cycles(products: &[Option<Product>], expected: &[FoldValue], k: usize, kind: Loop) -> anyhow::Result<u64> {
     let mut cycles = None;
     for (slot, product) in products.iter().enumerate() {
         let product =
             product.as_ref().ok_or_else(|| anyhow::anyhow!("{kind}, k = {k}: slot {slot} gave no product"))?;
-        let expected = contexts[slot].mul(&operands[slot].0, &operands[slot].1);
-        anyhow::ensure!(product.limbs == expected.limbs(), "{kind}, k = {k}, slot {slot}: wrong product");
+        anyhow::ensure!(product.limbs == expected[slot].limbs(), "{kind}, k = {k}, slot {slot}: wrong product");
         anyhow::ensure!(
             *cycles.get_or_insert(product.cycles) == product.cycles,
             "{kind}, k = {k}: the slots took different cycles"
@@ -241,25 +286,28 @@ fn checked_cycles(
     cycles.ok_or_else(|| anyhow::anyhow!("{kind}, k = {k}: no product"))
 }
 
-/// One folding multiplier's row.
+/// One multiplier's row, its shape left to the caller.
+#[allow(clippy::too_many_arguments)]
 fn row(
     kind: Loop,
+    in_flight: usize,
+    k: usize,
+    steps: usize,
     cycles: u64,
-    shape: &FoldShape,
     resources: &ecrt_sim::ResourceEstimate,
     fanout: &FanoutReport,
     timing: Option<&ecrt_sim::TimingEstimate>,
     bound: f64,
 ) -> MultiplierRow {
-    let in_flight = kind.in_flight(shape);
     let dsp_cycles = resources.dsp48e1 as f64 * cycles as f64 / in_flight as f64;
     MultiplierRow {
         multiplier: kind.to_string(),
         in_flight,
-        digits_per_step: shape.limbs_per_step.into(),
-        steps: shape.steps.into(),
+        digits_per_step: k.into(),
+        steps: steps.into(),
         cycles_per_multiplication: cycles.into(),
-        shape: Some(*shape),
+        shape: None,
+        delayed_shape: None,
         dsp48e1: resources.dsp48e1.into(),
         lut: resources.lut.into(),
         ff: resources.ff.into(),
@@ -271,5 +319,20 @@ fn row(
         critical_path_summary: timing.map(|t| t.path_summary()),
         max_fanout: fanout.nets.first().map(|n| n.loads),
         max_logic_fanout: fanout.logic_nets.first().map(|n| n.loads),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bench's delayed-quotient run: its products checked against a golden model of the same
+    /// width, its cycles the formula's.
+    #[test]
+    fn delayed_lanes_are_checked_and_counted() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let shape = DelayTiming::shape(100, 2).unwrap();
+        let cycles = delayed_cycles(&shape, 100, &mut rng).unwrap();
+        assert_eq!(cycles, DelayTiming::new(2).cycles(&shape) as u64);
     }
 }

@@ -35,6 +35,7 @@ pub mod accelerator;
 mod cache;
 pub mod deep_core;
 pub mod deep_mul;
+pub mod delay_mul;
 pub mod error;
 pub mod estimate;
 pub mod fanout;

@@ -1,6 +1,6 @@
 //! The folding multiplication with its quotient delayed by d steps: the algorithm of a
-//! multiplier whose loop is shorter than the pipeline of its reduction products. Not in the
-//! hardware yet; modelled and tested here as the arithmetic of the next multiplier.
+//! multiplier whose loop is shorter than the pipeline of its reduction products (`ecrt-hdl`'s
+//! delayed-quotient multiplier, compared with [`DelayedFoldContext::mul_trace`] step by step).
 //!
 //! In the folding step ([`super::fold`]) T's low limbs are the quotient and T_low·M̂ lands in
 //! every column of the new T, its low ones too: the next quotient waits for the products of this
@@ -55,7 +55,7 @@ pub const MAX_QUOTIENT_DELAY: usize = 16;
 
 /// The sizes of a delayed-quotient folding multiplier for moduli of up to `modulus_bits` bits
 /// (|N| below), k limbs per step and a quotient delay of d steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct DelayedShape {
     /// k: limbs of the multiplier consumed per step.
     pub limbs_per_step: usize,

@@ -379,6 +379,15 @@ fn multiplier_rows(r: &MultiplierReport) -> Vec<Row> {
         let name = match m.multiplier.as_str() {
             "fold" => format!("folding, k = {} ({} steps)", int(k), int(steps)),
             "deep" => format!("deep loop, k = {} ({} steps, {} lanes)", int(k), int(steps), m.in_flight),
+            "delay" => match &m.delayed_shape {
+                Some(shape) => format!(
+                    "delayed quotient, k = {} ({} steps with d = {}, 2 lanes)",
+                    int(k),
+                    int(steps),
+                    shape.quotient_delay
+                ),
+                None => format!("delayed quotient, k = {} ({} steps, 2 lanes)", int(k), int(steps)),
+            },
             _ => format!("classic, one digit per step ({} steps)", int(steps)),
         };
         let mut parts = vec![

@@ -5,6 +5,7 @@ mod accelerator;
 mod common;
 mod deep_core;
 mod deep_mul;
+mod delay_mul;
 mod estimate;
 mod estimate_methods;
 mod fanout;

@@ -1,7 +1,8 @@
 //! Yosys `sta` through LUT RAM: the paths the timing script must not lose.
 
 use ecrt_golden::hw::FoldShape;
-use ecrt_hdl::emit::{emit_deep_core, emit_deep_mul, emit_lane_exp};
+use ecrt_hdl::emit::{emit_deep_core, emit_deep_mul, emit_delay_mul, emit_lane_exp};
+use ecrt_hdl::multiplier::delay_mul::DelayTiming;
 use ecrt_sim::{logic_delay, EstimateOptions, TimingEstimate};
 
 /// The most logic one register-to-register path may hold: at a quarter of a 7-series path's
@@ -122,6 +123,15 @@ fn the_deep_loop_multiplier_stays_within_the_stage_budget() {
 #[ignore = "slow: the lanes core's test times this multiplier in place; scripts/test --full runs it"]
 fn the_default_deep_loop_multiplier_stays_within_the_stage_budget() {
     let t = delay(&emit_deep_mul(&FoldShape::new(128, 3).unwrap()));
+    assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
+}
+
+/// The delayed-quotient multiplier: its two-cycle loop (an addition of T's high limbs, then each
+/// sum's carry a limb up), its digits resolved k a turn from flags formed at the load, its
+/// operands' banks read through toggled selects, its DSPs registered at every stage.
+#[test]
+fn the_delayed_quotient_multiplier_stays_within_the_stage_budget() {
+    let t = delay(&emit_delay_mul(&DelayTiming::shape(128, 3).unwrap()));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
 }
 

@@ -1,0 +1,647 @@
+//! The delayed-quotient multiplier: the folding multiplication with its quotient delayed by d
+//! steps (`ecrt_golden::hw::DelayedFoldContext`, limb for limb), on a loop of two cycles that holds
+//! no DSP. Two independent multiplications, its **lanes** (a decryption's two primes), take turns:
+//! the lane whose turn it is at cycle c is c mod 2.
+//!
+//! A lane's step i, at its turn τ (the register `t` holds its T_i):
+//! - stage A, τ: s_j = y_j + t_(j+k), y the step's products redistributed (below), T taken as 0 in
+//!   the first step;
+//! - stage B, τ + 1: t_j = lo17(s_j) + (s_(j−1) >> 17), so `t` holds T_(i+1) at τ + 2.
+//!
+//! The products of step i do not depend on T_i: the a·b products of A's digits i, and those of
+//! the quotient Q_(i−d) (T's k low limbs at turn i − d) and H. A quotient goes from `t` through a
+//! copy per row and group of DSPs, `pad` + l registers for row l, the DSPs' A, M and P registers and
+//! column j's cascade of k DSPs ((0, j), (1, j − 1), …), whose head adds the column's a·b pieces
+//! ([`ColumnAddends`]); the last row's sums are redistributed into `y` (< 2^18 + 2^7). That is
+//! k + 4 + pad cycles, 2·d with d = ⌈(k + 4)/2⌉ ([`DelayTiming`]). A's exact digits are resolved k
+//! a turn, ahead of their step by the quotient's path less the a·b products' (their copy, the
+//! DSPs' registers, `levels` of adder trees): the carries into them at the lane's turn, from the
+//! normalized limbs' bit 17 and a propagate flag per limb (all 17 low bits set) formed at the
+//! load; each digit, its limb plus its carry, a cycle later.
+//!
+//! A lane loads its operands at a turn (announced a cycle ahead, [`DelayMul::start_next`]), spends
+//! `lead` turns before its first step (its digits' products on their way), n steps with A's
+//! digits, d drain steps whose low limbs it keeps, and shows its result at the next turn:
+//! 2·(lead + n + d + 1) cycles from its load ([`DelayTiming::cycles`]); it may load again then.
+//! Per-lane operands sit in two places that swap every cycle (A, its flags, the kept limbs, the
+//! count: position 0 is the lane whose turn it is) or in a bank per lane read through a
+//! multiplexer whose select toggles every cycle, a copy per row and group of DSPs (B's windows, H),
+//! so that no two DSP ports share an input register and every select is its own flip-flop.
+//!
+//! Folding mode only: no classic pass, not yet in an exponentiation unit.
+
+use crate::fanout::replicas::{ReplicaSets, Replicas};
+use crate::fanout::toggles::Toggles;
+use crate::fanout::{copies, LIMBS_PER_COPY};
+use crate::many;
+use crate::multiplier::b_windows::BWindows;
+use crate::multiplier::column_addends::{tree_levels, ColumnAddends};
+use crate::multiplier::deep_mul::DSPS_PER_COPY;
+use crate::multiplier::mul_add::{CascadeMulAdd, PipelinedWindowMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
+use crate::multiplier::redistribute::Redistribute;
+use crate::part::MAX_REGISTER_FANOUT;
+use ecrt_golden::hw::{wide, DelayedShape, HwError};
+use rust_hdl::prelude::*;
+
+/// Bits of a lane's turn count.
+const COUNT_BITS: usize = 10;
+
+/// The delayed-quotient multiplier's pipeline for k limbs a step: its quotient delay and the
+/// registers that make its two paths meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DelayTiming {
+    /// d = ⌈(k + 4)/2⌉: steps between a quotient and its products' landing.
+    pub quotient_delay: usize,
+    /// k mod 2: registers before the quotient's DSPs that make its path 2·d cycles.
+    pub pad: usize,
+    /// Levels of the a·b pieces' adder trees (at least `tree_levels(k)`, k + 6 + levels even).
+    pub levels: usize,
+    /// (k + 6 + levels)/2: turns from a lane's first carries to its first step.
+    pub lead: usize,
+}
+
+impl DelayTiming {
+    /// The pipeline for k limbs a step.
+    pub fn new(limbs_per_step: usize) -> Self {
+        let k = limbs_per_step;
+        let quotient_delay = (k + 4).div_ceil(2);
+        let levels = tree_levels(k) + (k + 6 + tree_levels(k)) % 2;
+        DelayTiming { quotient_delay, pad: k % 2, levels, lead: (k + 6 + levels) / 2 }
+    }
+
+    /// The shape of a multiplier for `modulus_bits`-bit moduli and k limbs a step.
+    pub fn shape(modulus_bits: usize, limbs_per_step: usize) -> Result<DelayedShape, HwError> {
+        DelayedShape::new(modulus_bits, limbs_per_step, Self::new(limbs_per_step).quotient_delay)
+    }
+
+    /// Cycles from a lane's load to its result: 2·(lead + n + d + 1).
+    pub fn cycles(&self, shape: &DelayedShape) -> usize {
+        2 * (self.lead + shape.steps + self.quotient_delay + 1)
+    }
+}
+
+/// Sets of copies a source register may load: at most [`MAX_REGISTER_FANOUT`] copies a set.
+fn sets(copies: usize) -> usize {
+    copies.div_ceil(MAX_REGISTER_FANOUT)
+}
+
+/// `copies` copies of a select for each of `groups` groups, each group's in [`sets`] of their own
+/// (copy c of group i at index i·C + c, C ≥ `copies`).
+fn in_sets(copies: usize, groups: usize) -> ReplicaSets<bool> {
+    let n = sets(copies);
+    ReplicaSets::new(groups * n, copies.div_ceil(n))
+}
+
+/// The delayed-quotient multiplier of a [`DelayedShape`] whose delay is [`DelayTiming`]'s.
+#[derive(LogicBlock)]
+pub struct DelayMul {
+    /// The clock.
+    pub clock: Signal<In, Clock>,
+    /// The lane whose turn it is: `done`, `busy` and `result` are its, and a load is its.
+    pub lane: Signal<Out, bool>,
+    /// The lane whose turn is next may load then: it is idle, or its result shows then.
+    pub next_free: Signal<Out, bool>,
+    /// Load the lane whose turn is next in the next cycle, with the operands given then (ignored
+    /// unless `next_free`).
+    pub start_next: Signal<In, bool>,
+    /// The multiplier A, normalized limbs (< 2^17 + 3; value < X).
+    pub a_in: Vec<Signal<In, Bits<X_BITS>>>,
+    /// The multiplicand B, normalized limbs (value < X).
+    pub b_in: Vec<Signal<In, Bits<X_BITS>>>,
+    /// H = 2^(−17k(d+1)) mod N of the lane's modulus, exact limbs.
+    pub h_in: Vec<Signal<In, Bits<Y_BITS>>>,
+    /// `lane` finished: `result` is its product, in this cycle only.
+    pub done: Signal<Out, bool>,
+    /// The lane whose turn is next finishes then (what `done` will say).
+    pub done_next: Signal<Out, bool>,
+    /// `lane` is multiplying (and not done).
+    pub busy: Signal<Out, bool>,
+    /// A·B·R^(−1) mod N, below X: the drain's kept limbs, then T's (normalized, < 2^17 + 3).
+    pub result: Vec<Signal<Out, Bits<X_BITS>>>,
+    /// T's limbs, of the lane whose turn it is (for tests).
+    pub t: Vec<Signal<Out, Bits<X_BITS>>>,
+    // Sizes and the turn counts at which a lane's phases begin and end, constants of the shape.
+    steps: Constant<Bits<COUNT_BITS>>,
+    first_step: Constant<Bits<COUNT_BITS>>,
+    last_take: Constant<Bits<COUNT_BITS>>,
+    first_kept: Constant<Bits<COUNT_BITS>>,
+    last_kept: Constant<Bits<COUNT_BITS>>,
+    finish: Constant<Bits<COUNT_BITS>>,
+    all_ones: Constant<Bits<Y_BITS>>,
+    low_bits: Constant<Bits<T_BITS>>,
+    // The lane whose turn it is, and a copy per row (of both kinds of DSPs) and group of
+    // LIMBS_PER_COPY limbs or windows of the selects into the banks: index l·C + c.
+    phase: Toggles,
+    h_select: Toggles,
+    b_select: Toggles,
+    // Per lane, position 0 (the lane whose turn it is) and 1: A's limbs not yet consumed (index
+    // p·L + j), their propagate flags, the carry into the next digit, turns since the load,
+    // whether it is busy, the drain's kept limbs (index p·dk + e).
+    ring_a: Vec<DFF<Bits<X_BITS>>>,
+    ring_propagate: Vec<DFF<bool>>,
+    ring_carry: Vec<DFF<bool>>,
+    ring_count: Vec<DFF<Bits<COUNT_BITS>>>,
+    ring_busy: Vec<DFF<bool>>,
+    ring_kept: Vec<DFF<Bits<X_BITS>>>,
+    // The next turn's lane (position 1) and what its turn does, a cycle ahead.
+    finishing: Signal<Local, bool>,
+    load: Signal<Local, bool>,
+    // Loads: of A (a copy per LIMBS_PER_COPY limbs), of the lane's state (one, then a source per
+    // set of `load_propagate`), of a lane's bank of H (a copy per LIMBS_PER_COPY limbs, then a
+    // source per set of `load_b*`); a cycle later, of A's propagate flags and a lane's windows of
+    // B (sets of at most MAX_REGISTER_FANOUT copies, a copy per LIMBS_PER_COPY limbs or windows).
+    load_a: Replicas<bool>,
+    load_state: Replicas<bool>,
+    load_h0: Replicas<bool>,
+    load_h1: Replicas<bool>,
+    load_propagate: ReplicaSets<bool>,
+    load_b0: ReplicaSets<bool>,
+    load_b1: ReplicaSets<bool>,
+    // The turn's phases: consumes digits (a source per set of `consume_late`, then one for
+    // `ab_source` and one for the carry), takes its first step (per LIMBS_PER_COPY columns),
+    // takes a quotient (per row and group of DSPs), keeps its low limbs (per LIMBS_PER_COPY kept
+    // limbs), finishes.
+    consume: Replicas<bool>,
+    fresh: Replicas<bool>,
+    take: Replicas<bool>,
+    keep: Replicas<bool>,
+    done_r: DFF<bool>,
+    // The carries into position 0's next digits, registered for position 1, where each digit is
+    // its limb plus its carry (then A moves down k limbs: the consumed limbs stay a cycle).
+    carries: Vec<Signal<Local, bool>>,
+    carry_in: Vec<DFF<bool>>,
+    consume_late: ReplicaSets<bool>,
+    digits: Vec<Signal<Local, Bits<Y_BITS>>>,
+    // The a·b DSPs' digits (a copy per row and DSPS_PER_COPY windows), and whether their lane
+    // consumed them (a copy per row and LIMBS_PER_COPY windows, in sets of at most
+    // MAX_REGISTER_FANOUT, each set loaded from a source of its own): an idle step's windows are 0.
+    digit_copies: ReplicaSets<Bits<Y_BITS>>,
+    ab_source: Replicas<bool>,
+    ab_on: ReplicaSets<bool>,
+    // B registered at the load, its windows, and a bank per lane (index lane·W + w).
+    b_r: Vec<DFF<Bits<X_BITS>>>,
+    b_windows: BWindows,
+    b_bank: Vec<DFF<Bits<WINDOW_BITS>>>,
+    // H, a bank per lane (index lane·M + i).
+    h_bank: Vec<DFF<Bits<Y_BITS>>>,
+    // a·b product (l, w) at index l·W + w; each column's pieces.
+    ab: Vec<PipelinedWindowMul>,
+    addends: ColumnAddends,
+    // Row l's quotient limb per group of DSPs, through l + pad + 1 registers (index
+    // (l·(k + 1 + pad) + r)·G + g), the first taking T's limb or 0.
+    row_delay: Vec<DFF<Bits<X_BITS>>>,
+    // Row l's stage of column j at index l·C + j (its DSP at H's limb j − l, a plain register
+    // where H has none).
+    rows: Vec<CascadeMulAdd<X_BITS, 35>>,
+    redistribute: Redistribute,
+    // y, stage A's sums (< 2^19) and T, as wide as T's limbs in the deep loop (T_BITS).
+    y_r: Vec<DFF<Bits<T_BITS>>>,
+    s_r: Vec<DFF<Bits<T_BITS>>>,
+    t_r: Vec<DFF<Bits<T_BITS>>>,
+}
+
+impl DelayMul {
+    /// The multiplier for `shape`, whose quotient delay must be [`DelayTiming`]'s for its k.
+    pub fn new(shape: &DelayedShape) -> Self {
+        let DelayedShape { limbs_per_step: k, quotient_delay: d, steps, operand_limbs, modulus_limbs, columns } =
+            *shape;
+        let timing = DelayTiming::new(k);
+        assert_eq!(d, timing.quotient_delay, "the shape's quotient delay is not the pipeline's");
+        assert!(timing.cycles(shape) < 1 << (COUNT_BITS + 1), "shape too large");
+        let windows = wide::window_count(operand_limbs);
+        let groups = modulus_limbs.div_ceil(DSPS_PER_COPY);
+        let at = |count: usize| Constant::new((count as u64).into());
+        let lead = timing.lead;
+        DelayMul {
+            clock: Default::default(),
+            lane: Default::default(),
+            next_free: Default::default(),
+            start_next: Default::default(),
+            a_in: many(operand_limbs),
+            b_in: many(operand_limbs),
+            h_in: many(modulus_limbs),
+            done: Default::default(),
+            done_next: Default::default(),
+            busy: Default::default(),
+            result: many(operand_limbs),
+            t: many(columns),
+            steps: at(steps),
+            first_step: at(lead),
+            last_take: at(lead + steps - 1),
+            first_kept: at(lead + steps),
+            last_kept: at(lead + steps + d - 1),
+            finish: at(lead + steps + d),
+            all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
+            low_bits: Constant::new(((1u64 << Y_BITS) - 1).into()),
+            phase: Toggles::new(1),
+            h_select: Toggles::new(k * copies(modulus_limbs)),
+            b_select: Toggles::new(k * copies(windows)),
+            ring_a: many(2 * operand_limbs),
+            ring_propagate: many(2 * operand_limbs),
+            ring_carry: many(2),
+            ring_count: many(2),
+            ring_busy: many(2),
+            ring_kept: many(2 * d * k),
+            finishing: Default::default(),
+            load: Default::default(),
+            load_a: Replicas::new(copies(operand_limbs)),
+            load_state: Replicas::new(1 + sets(copies(operand_limbs))),
+            load_h0: Replicas::new(copies(modulus_limbs) + sets(copies(windows))),
+            load_h1: Replicas::new(copies(modulus_limbs) + sets(copies(windows))),
+            load_propagate: in_sets(copies(operand_limbs), 1),
+            load_b0: in_sets(copies(windows), 1),
+            load_b1: in_sets(copies(windows), 1),
+            consume: Replicas::new(sets(copies(operand_limbs)) + 2),
+            fresh: Replicas::new(copies(columns)),
+            take: Replicas::new(k * groups),
+            keep: Replicas::new(copies(d * k)),
+            done_r: Default::default(),
+            carries: many(k + 1),
+            carry_in: many(k),
+            consume_late: in_sets(copies(operand_limbs), 1),
+            digits: many(k),
+            digit_copies: ReplicaSets::new(k, windows.div_ceil(DSPS_PER_COPY)),
+            ab_source: Replicas::new(k * sets(copies(windows))),
+            ab_on: in_sets(copies(windows), k),
+            b_r: many(operand_limbs),
+            b_windows: BWindows::new(operand_limbs),
+            b_bank: many(2 * windows),
+            h_bank: many(2 * modulus_limbs),
+            ab: many(k * windows),
+            addends: ColumnAddends::new(k, windows, columns, timing.levels),
+            row_delay: many(k * (k + 1 + timing.pad) * groups),
+            rows: many(k * columns),
+            redistribute: Redistribute::new(columns),
+            y_r: many(columns),
+            s_r: many(columns),
+            t_r: many(columns),
+        }
+    }
+}
+
+impl Logic for DelayMul {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, done_r);
+        clock!(
+            self,
+            clock,
+            phase,
+            h_select,
+            b_select,
+            load_a,
+            load_state,
+            load_h0,
+            load_h1,
+            load_propagate,
+            load_b0,
+            load_b1,
+            consume,
+            consume_late,
+            ab_source,
+            fresh,
+            take,
+            keep,
+            digit_copies,
+            ab_on,
+            addends
+        );
+        for p in 0..self.ring_a.len() {
+            self.ring_a[p].clock.next = self.clock.val();
+            self.ring_propagate[p].clock.next = self.clock.val();
+        }
+        for p in 0..2 {
+            self.ring_carry[p].clock.next = self.clock.val();
+            self.ring_count[p].clock.next = self.clock.val();
+            self.ring_busy[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.ring_kept.len() {
+            self.ring_kept[p].clock.next = self.clock.val();
+        }
+        for l in 0..self.carry_in.len() {
+            self.carry_in[l].clock.next = self.clock.val();
+        }
+        for j in 0..self.b_r.len() {
+            self.b_r[j].clock.next = self.clock.val();
+        }
+        for p in 0..self.b_bank.len() {
+            self.b_bank[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.h_bank.len() {
+            self.h_bank[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.ab.len() {
+            self.ab[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.row_delay.len() {
+            self.row_delay[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.rows.len() {
+            self.rows[p].clock.next = self.clock.val();
+        }
+        for j in 0..self.t_r.len() {
+            self.y_r[j].clock.next = self.clock.val();
+            self.s_r[j].clock.next = self.clock.val();
+            self.t_r[j].clock.next = self.clock.val();
+        }
+
+        self.lane.next = self.phase.q[0].val();
+
+        // The sizes as loop variables: rust-hdl indexes with loop variables only.
+        for ln in (self.a_in.len())..(self.a_in.len() + 1) {
+            for mn in (self.h_in.len())..(self.h_in.len() + 1) {
+                for kn in (self.digits.len())..(self.digits.len() + 1) {
+                    for wn in (self.b_windows.windows.len())..(self.b_windows.windows.len() + 1) {
+                        for cn in (self.t_r.len())..(self.t_r.len() + 1) {
+                            for en in (self.ring_kept.len() / 2)..(self.ring_kept.len() / 2 + 1) {
+                                for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
+                                    for gd in (DSPS_PER_COPY)..(DSPS_PER_COPY + 1) {
+                                        // Position 1, the next turn's lane: what that turn does.
+                                        self.finishing.next = self.ring_busy[1].q.val()
+                                            & (self.ring_count[1].q.val() == self.finish.val());
+                                        self.done_next.next = self.finishing.val();
+                                        self.next_free.next = !self.ring_busy[1].q.val() | self.finishing.val();
+                                        self.load.next = self.start_next.val() & self.next_free.val();
+                                        self.load_a.d.next = self.load.val();
+                                        self.load_state.d.next = self.load.val();
+                                        // Position 1's lane is the one whose turn it is not.
+                                        self.load_h0.d.next = self.load.val() & self.phase.q[0].val();
+                                        self.load_h1.d.next = self.load.val() & !self.phase.q[0].val();
+                                        for i in 0..self.load_propagate.d.len() {
+                                            self.load_propagate.d[i].next = self.load_state.q[1 + i].val();
+                                        }
+                                        for hn in (self.load_h0.q.len() - self.load_b0.d.len())
+                                            ..(self.load_h0.q.len() - self.load_b0.d.len() + 1)
+                                        {
+                                            for i in 0..self.load_b0.d.len() {
+                                                self.load_b0.d[i].next = self.load_h0.q[hn + i].val();
+                                                self.load_b1.d[i].next = self.load_h1.q[hn + i].val();
+                                            }
+                                        }
+                                        self.done_r.d.next = self.finishing.val();
+                                        self.consume.d.next =
+                                            self.ring_busy[1].q.val() & (self.ring_count[1].q.val() < self.steps.val());
+                                        self.fresh.d.next = self.ring_busy[1].q.val()
+                                            & (self.ring_count[1].q.val() == self.first_step.val());
+                                        self.take.d.next = self.ring_busy[1].q.val()
+                                            & (self.ring_count[1].q.val() > self.first_step.val())
+                                            & (self.ring_count[1].q.val() <= self.last_take.val());
+                                        self.keep.d.next = self.ring_busy[1].q.val()
+                                            & (self.ring_count[1].q.val() >= self.first_kept.val())
+                                            & (self.ring_count[1].q.val() <= self.last_kept.val());
+                                        self.done.next = self.done_r.q.val();
+                                        self.busy.next = self.ring_busy[0].q.val() & !self.done_r.q.val();
+
+                                        // Position 0's next carries: out of a limb, its bit 17, or its
+                                        // propagate flag and the carry in. Position 1's digits:
+                                        // lo17(a_l + carry_l).
+                                        self.carries[0].next = self.ring_carry[0].q.val();
+                                        for l in 0..self.digits.len() {
+                                            self.carry_in[l].d.next = self.carries[l].val();
+                                            self.digits[l].next = self.ring_a[ln + l].q.val().get_bits::<Y_BITS>(0)
+                                                + self.carry_in[l].q.val();
+                                            self.carries[l + 1].next = self.ring_a[l].q.val().get_bit(17)
+                                                | (self.ring_propagate[l].q.val() & self.carries[l].val());
+                                        }
+
+                                        // The ring: position 1 moves to 0; position 0's lane, its turn
+                                        // taken, to 1.
+                                        for j in 0..self.a_in.len() {
+                                            self.ring_a[j].d.next = self.ring_a[ln + j].q.val();
+                                            self.ring_propagate[j].d.next = self.ring_propagate[ln + j].q.val();
+                                            self.ring_a[ln + j].d.next = self.ring_a[j].q.val();
+                                            self.ring_propagate[ln + j].d.next = self.ring_propagate[j].q.val();
+                                        }
+                                        for j in 0..(self.a_in.len() - self.digits.len()) {
+                                            if self.consume_late.q[j / g].val() {
+                                                self.ring_a[j].d.next = self.ring_a[ln + j + kn].q.val();
+                                                self.ring_propagate[j].d.next =
+                                                    self.ring_propagate[ln + j + kn].q.val();
+                                            }
+                                        }
+                                        for j in (self.a_in.len() - self.digits.len())..self.a_in.len() {
+                                            if self.consume_late.q[j / g].val() {
+                                                self.ring_a[j].d.next = 0.into();
+                                                self.ring_propagate[j].d.next = false;
+                                            }
+                                        }
+                                        for j in 0..self.a_in.len() {
+                                            if self.load_a.q[j / g].val() {
+                                                self.ring_a[ln + j].d.next = self.a_in[j].val();
+                                            }
+                                        }
+                                        // A's propagate flags, formed a cycle after its load.
+                                        for j in 0..self.a_in.len() {
+                                            if self.load_propagate.q[j / g].val() {
+                                                self.ring_propagate[j].d.next =
+                                                    self.ring_a[ln + j].q.val().get_bits::<Y_BITS>(0)
+                                                        == self.all_ones.val();
+                                            }
+                                        }
+                                        self.ring_carry[0].d.next = self.ring_carry[1].q.val();
+                                        self.ring_count[0].d.next = self.ring_count[1].q.val();
+                                        self.ring_busy[0].d.next = self.ring_busy[1].q.val();
+                                        self.ring_carry[1].d.next = self.ring_carry[0].q.val();
+                                        for cs in (self.consume_late.d.len() + 1)..(self.consume_late.d.len() + 2) {
+                                            if self.consume.q[cs].val() {
+                                                self.ring_carry[1].d.next = self.carries[kn].val();
+                                            }
+                                        }
+                                        self.ring_count[1].d.next = self.ring_count[0].q.val() + 1;
+                                        self.ring_busy[1].d.next = self.ring_busy[0].q.val() & !self.done_r.q.val();
+                                        if self.load_state.q[0].val() {
+                                            self.ring_carry[1].d.next = false;
+                                            self.ring_count[1].d.next = 0.into();
+                                            self.ring_busy[1].d.next = true;
+                                        }
+
+                                        // The kept limbs: a drain turn shifts T's low limbs in on top.
+                                        for e in 0..(self.ring_kept.len() / 2) {
+                                            self.ring_kept[e].d.next = self.ring_kept[en + e].q.val();
+                                            self.ring_kept[en + e].d.next = self.ring_kept[e].q.val();
+                                        }
+                                        for e in 0..((self.ring_kept.len() / 2) - self.digits.len()) {
+                                            if self.keep.q[e / g].val() {
+                                                self.ring_kept[en + e].d.next = self.ring_kept[e + kn].q.val();
+                                            }
+                                        }
+                                        for e in
+                                            ((self.ring_kept.len() / 2) - self.digits.len())..(self.ring_kept.len() / 2)
+                                        {
+                                            if self.keep.q[e / g].val() {
+                                                self.ring_kept[en + e].d.next =
+                                                    self.t_r[e + kn - en].q.val().get_bits::<X_BITS>(0);
+                                            }
+                                        }
+                                        // The result: the kept limbs, then T's.
+                                        for j in 0..(self.ring_kept.len() / 2) {
+                                            self.result[j].next = self.ring_kept[j].q.val();
+                                        }
+                                        for j in (self.ring_kept.len() / 2)..self.a_in.len() {
+                                            self.result[j].next = self.t_r[j - en].q.val().get_bits::<X_BITS>(0);
+                                        }
+
+                                        // B's banks: its windows, a cycle after its limbs.
+                                        for j in 0..self.b_in.len() {
+                                            self.b_r[j].d.next = self.b_in[j].val();
+                                            self.b_windows.limbs[j].next = self.b_r[j].q.val();
+                                        }
+                                        for w in 0..self.b_windows.windows.len() {
+                                            self.b_bank[w].d.next = self.b_bank[w].q.val();
+                                            self.b_bank[wn + w].d.next = self.b_bank[wn + w].q.val();
+                                            if self.load_b0.q[w / g].val() {
+                                                self.b_bank[w].d.next = self.b_windows.windows[w].val();
+                                            }
+                                            if self.load_b1.q[w / g].val() {
+                                                self.b_bank[wn + w].d.next = self.b_windows.windows[w].val();
+                                            }
+                                        }
+                                        for i in 0..self.h_in.len() {
+                                            self.h_bank[i].d.next = self.h_bank[i].q.val();
+                                            self.h_bank[mn + i].d.next = self.h_bank[mn + i].q.val();
+                                            if self.load_h0.q[i / g].val() {
+                                                self.h_bank[i].d.next = self.h_in[i].val();
+                                            }
+                                            if self.load_h1.q[i / g].val() {
+                                                self.h_bank[mn + i].d.next = self.h_in[i].val();
+                                            }
+                                        }
+
+                                        // The a·b products of the digits resolved a cycle ago, whose
+                                        // lane's turn it is now (two cycles after its carries).
+                                        for i in 0..self.consume_late.d.len() {
+                                            self.consume_late.d[i].next = self.consume.q[i].val();
+                                        }
+                                        for cs in (self.consume_late.d.len())..(self.consume_late.d.len() + 1) {
+                                            self.ab_source.d.next = self.consume.q[cs].val();
+                                        }
+                                        for i in 0..self.ab_on.d.len() {
+                                            self.ab_on.d[i].next = self.ab_source.q[i].val();
+                                        }
+                                        for l in 0..self.digits.len() {
+                                            self.digit_copies.d[l].next = self.digits[l].val();
+                                        }
+                                        for dc in (self.digit_copies.q.len() / self.digits.len())
+                                            ..(self.digit_copies.q.len() / self.digits.len() + 1)
+                                        {
+                                            for wc in (self.ab_on.q.len() / self.digits.len())
+                                                ..(self.ab_on.q.len() / self.digits.len() + 1)
+                                            {
+                                                for l in 0..self.digits.len() {
+                                                    for w in 0..self.b_windows.windows.len() {
+                                                        self.ab[l * wn + w].x.next = 0.into();
+                                                        if self.ab_on.q[l * wc + w / g].val() {
+                                                            self.ab[l * wn + w].x.next = self.b_bank[wn + w].q.val();
+                                                            if !self.b_select.q[l * wc + w / g].val() {
+                                                                self.ab[l * wn + w].x.next = self.b_bank[w].q.val();
+                                                            }
+                                                        }
+                                                        self.ab[l * wn + w].y.next =
+                                                            self.digit_copies.q[l * dc + w / gd].val();
+                                                        self.ab[l * wn + w].c.next = 0.into();
+                                                        self.addends.products[l * wn + w].next =
+                                                            self.ab[l * wn + w].p.val();
+                                                    }
+                                                }
+                                            }
+                                        }
+
+                                        // The quotient: T's low limbs (or 0) into row l's l + pad + 1
+                                        // registers, a set per group of DSPS_PER_COPY DSPs.
+                                        for gn in (self.take.q.len() / self.digits.len())
+                                            ..(self.take.q.len() / self.digits.len() + 1)
+                                        {
+                                            for pn in (self.row_delay.len() / self.take.q.len() - self.digits.len() - 1)
+                                                ..(self.row_delay.len() / self.take.q.len() - self.digits.len())
+                                            {
+                                                for sn in (self.row_delay.len() / self.take.q.len())
+                                                    ..(self.row_delay.len() / self.take.q.len() + 1)
+                                                {
+                                                    for l in 0..self.digits.len() {
+                                                        for h in 0..(self.take.q.len() / self.digits.len()) {
+                                                            self.row_delay[(l * sn) * gn + h].d.next = 0.into();
+                                                            if self.take.q[l * gn + h].val() {
+                                                                self.row_delay[(l * sn) * gn + h].d.next =
+                                                                    self.t_r[l].q.val().get_bits::<X_BITS>(0);
+                                                            }
+                                                            for r in 1..(self.row_delay.len() / self.take.q.len()) {
+                                                                self.row_delay[(l * sn + r) * gn + h].d.next =
+                                                                    self.row_delay[(l * sn + r - 1) * gn + h].q.val();
+                                                            }
+                                                        }
+                                                    }
+                                                    // Row l's DSPs: the quotient's limb l, and H's limbs of
+                                                    // the lane whose quotient it is: (l + pad + 1) turns of
+                                                    // the phase ago.
+                                                    for hc in (self.h_select.q.len() / self.digits.len())
+                                                        ..(self.h_select.q.len() / self.digits.len() + 1)
+                                                    {
+                                                        for p in 0..self.rows.len() {
+                                                            self.rows[p].x.next = 0.into();
+                                                            self.rows[p].y.next = 0.into();
+                                                        }
+                                                        for l in 0..self.digits.len() {
+                                                            for i in 0..self.h_in.len() {
+                                                                self.rows[l * cn + l + i].x.next = self.row_delay
+                                                                    [(l * sn + l + pn) * gn + i / gd]
+                                                                    .q
+                                                                    .val();
+                                                                self.rows[l * cn + l + i].y.next =
+                                                                    self.h_bank[((l + pn + 1) % 2) * mn + i].q.val();
+                                                                if self.h_select.q[l * hc + i / g].val() {
+                                                                    self.rows[l * cn + l + i].y.next =
+                                                                        self.h_bank[((l + pn) % 2) * mn + i].q.val();
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                        // Column j's cascade: row 0 adds the a·b pieces, each row below
+                                        // the row above; the last row's sums are redistributed into y.
+                                        for j in 0..self.t_r.len() {
+                                            self.addends.base[j].next = 0.into();
+                                            self.rows[j].c.next = self.addends.addends[j].val();
+                                        }
+                                        for p in (self.t_r.len())..self.rows.len() {
+                                            self.rows[p].c.next = self.rows[p - cn].p.val();
+                                        }
+                                        for rn in (self.rows.len())..(self.rows.len() + 1) {
+                                            for j in 0..self.t_r.len() {
+                                                self.redistribute.sums[j].next = self.rows[rn - cn + j].p.val();
+                                            }
+                                        }
+
+                                        // The loop: stage A adds T's high limbs (none in a first step),
+                                        // stage B passes each sum's carry up a limb.
+                                        for j in 0..self.t_r.len() {
+                                            self.y_r[j].d.next = self.redistribute.t_next[j].val();
+                                            self.s_r[j].d.next = self.y_r[j].q.val();
+                                        }
+                                        for j in 0..(self.t_r.len() - self.digits.len()) {
+                                            if !self.fresh.q[j / g].val() {
+                                                self.s_r[j].d.next = self.y_r[j].q.val() + self.t_r[j + kn].q.val();
+                                            }
+                                        }
+                                        self.t_r[0].d.next = self.s_r[0].q.val() & self.low_bits.val();
+                                        for j in 1..self.t_r.len() {
+                                            self.t_r[j].d.next = (self.s_r[j].q.val() & self.low_bits.val())
+                                                + (self.s_r[j - 1].q.val() >> 17);
+                                        }
+                                        for j in 0..self.t_r.len() {
+                                            self.t[j].next = self.t_r[j].q.val().get_bits::<X_BITS>(0);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

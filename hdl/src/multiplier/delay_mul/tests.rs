@@ -1,0 +1,156 @@
+use super::*;
+use crate::testing::simulate;
+use ecrt_golden::hw::{DelayedFoldContext, FoldValue, Multiplicand};
+use ecrt_golden::prime::random_odd;
+use num_bigint::RandBigInt;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+#[test]
+fn delay_mul_is_synthesizable() {
+    let shape = DelayTiming::shape(20, 2).unwrap();
+    let mut uut = DelayMul::new(&shape);
+    uut.connect_all();
+    yosys_validate("ecrt_delay_mul", &generate_verilog(&uut)).unwrap();
+}
+
+#[test]
+fn timing_meets_its_two_paths() {
+    for k in 1..=16 {
+        let t = DelayTiming::new(k);
+        // The quotient's path: copy, pad, A, M, P and k − 1 cascade stages, redistribution.
+        assert_eq!(2 * t.quotient_delay, k + 4 + t.pad, "k = {k}");
+        // The digits' path: carries, digits, copy, A, M, P, the trees, the cascade's head: lead
+        // turns before their step, landing with a quotient d steps older.
+        assert_eq!(2 * t.lead, 2 * t.quotient_delay - t.pad + 2 + t.levels, "k = {k}");
+        assert!(t.levels >= tree_levels(k));
+    }
+}
+
+fn drive<const N: usize>(ports: &mut [Signal<In, Bits<N>>], limbs: &[u64]) {
+    for (port, &limb) in ports.iter_mut().zip(limbs) {
+        port.next = limb.into();
+    }
+}
+
+/// One multiplication for a lane, and what the golden model says of it.
+#[derive(Clone)]
+struct Job {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    h: Vec<u64>,
+    /// T after each step.
+    steps: Vec<Vec<u64>>,
+    result: Vec<u64>,
+}
+
+impl Job {
+    fn new(ctx: &DelayedFoldContext, a: &FoldValue, b: &FoldValue) -> Job {
+        let trace = ctx.mul_trace(a, b);
+        Job {
+            a: a.limbs().to_vec(),
+            b: b.limbs().to_vec(),
+            h: ctx.h().to_vec(),
+            steps: trace.steps.into_iter().map(|s| s.t).collect(),
+            result: trace.result.limbs().to_vec(),
+        }
+    }
+}
+
+/// What one cycle shows.
+struct Cycle {
+    lane: usize,
+    loaded: bool,
+    done: bool,
+    done_next: bool,
+    result: Vec<u64>,
+    t: Vec<u64>,
+}
+
+/// Runs `rounds[r][lane]` in each lane, round after round, each loaded at the turn the lane's
+/// previous result shows, and checks T after every step, the result and its cycle.
+fn run_and_check(shape: &DelayedShape, rounds: Vec<[Job; 2]>, what: &str) {
+    let timing = DelayTiming::new(shape.limbs_per_step);
+    let cycles = rounds.len() * timing.cycles(shape) + 8;
+    let jobs = rounds.clone();
+    let mut announced = [0usize; 2];
+    let mut loading: Option<usize> = None;
+    let trace: Vec<Cycle> = simulate(DelayMul::new(shape), cycles, move |uut, _| {
+        let lane = usize::from(uut.lane.val());
+        let loaded = loading == Some(lane);
+        if loaded {
+            let job = &jobs[announced[lane] - 1][lane];
+            drive(&mut uut.a_in, &job.a);
+            drive(&mut uut.b_in, &job.b);
+            drive(&mut uut.h_in, &job.h);
+        }
+        let next = 1 - lane;
+        let announce = announced[next] < jobs.len() && uut.next_free.val();
+        if announce {
+            announced[next] += 1;
+        }
+        uut.start_next.next = announce;
+        loading = announce.then_some(next);
+        Cycle {
+            lane,
+            loaded,
+            done: uut.done.val(),
+            done_next: uut.done_next.val(),
+            result: uut.result.iter().map(|r| r.val().to_u64()).collect(),
+            t: uut.t.iter().map(|t| t.val().to_u64()).collect(),
+        }
+    });
+
+    for (c, pair) in trace.windows(2).enumerate() {
+        assert_eq!(pair[0].done_next, pair[1].done, "{what}, cycle {c}: done announced a cycle ahead");
+    }
+    for lane in 0..2 {
+        let mut start = trace.iter().position(|c| c.lane == lane && c.loaded).unwrap();
+        for (n, job) in rounds.iter().map(|r| &r[lane]).enumerate() {
+            let at = format!("{what}, lane {lane}, multiplication {n}");
+            for (i, t) in job.steps.iter().enumerate() {
+                let turn = &trace[start + 2 * (timing.lead + i + 2)];
+                assert_eq!(turn.lane, lane, "{at}: the turn is the lane's");
+                assert_eq!(&turn.t, t, "{at}, step {i}: T");
+            }
+            let done_at = start + timing.cycles(shape);
+            for (c, cycle) in trace.iter().enumerate().take(done_at).skip(start + 1) {
+                assert!(!(cycle.done && cycle.lane == lane), "{at}: done early, cycle {c}");
+            }
+            let shown = &trace[done_at];
+            assert!(shown.done && shown.lane == lane, "{at}: done after {} cycles", timing.cycles(shape));
+            assert_eq!(shown.result, job.result, "{at}: result");
+            if n + 1 < rounds.len() {
+                assert!(shown.loaded, "{at}: the next loads as the result shows");
+            }
+            start = done_at;
+        }
+    }
+}
+
+/// Both lanes multiply (each its own modulus), then square their results as soon as they show:
+/// T after every step equals the golden model's limb for limb, every result too, each in exactly
+/// `DelayTiming::cycles`.
+#[test]
+fn both_lanes_match_the_golden_model_step_by_step() {
+    let mut rng = StdRng::seed_from_u64(41);
+    for (modulus_bits, k) in [(30usize, 1usize), (40, 2), (60, 3), (45, 4)] {
+        let shape = DelayTiming::shape(modulus_bits, k).unwrap();
+        let d = shape.quotient_delay;
+        let jobs: Vec<(Job, Job)> = (0..2)
+            .map(|lane| {
+                let n = random_odd(modulus_bits as u64, &mut rng);
+                let ctx =
+                    DelayedFoldContext::new(&n, modulus_bits, k, d).unwrap().with_multiplicand(Multiplicand::Windows);
+                // Lane 0 starts from X − 1 twice (the widest operands), lane 1 from random values.
+                let mut pick = || if lane == 0 { ctx.bound() - 1u32 } else { rng.gen_biguint_below(ctx.bound()) };
+                let (a, b) = (ctx.exact(&pick()), ctx.exact(&pick()));
+                let first = Job::new(&ctx, &a, &b);
+                let product = FoldValue::from_limbs(first.result.clone());
+                (first, Job::new(&ctx, &product, &product))
+            })
+            .collect();
+        let (l0, l1) = (jobs[0].clone(), jobs[1].clone());
+        run_and_check(&shape, vec![[l0.0, l1.0], [l0.1, l1.1]], &format!("k = {k}"));
+    }
+}
