@@ -1,5 +1,5 @@
 //! Register fanout from Yosys: real runs on tiny designs, flat and composed from the units of a
-//! small hierarchy, and (ignored) the 2048-bit accelerator.
+//! small hierarchy, and (ignored) the 2048-bit accelerator and delayed-quotient multiplier.
 
 use std::time::Instant;
 
@@ -61,6 +61,18 @@ fn default_configuration_fanout_at_2048_bits() {
         eprintln!("| {} | {} | {} | {} |", n.loads, n.driver_type, n.net, n.driver);
     }
     assert!(r.max_fanout() > 0);
+}
+
+/// The delayed-quotient multiplier at full width: every register- or DSP-driven net within the
+/// bound (its selects copied in sets, each set loaded from a source of its own).
+#[test]
+#[ignore = "slow: Yosys synthesis of a 2048-bit multiplier's units (minutes)"]
+fn delayed_quotient_multiplier_fanout_at_2048_bits() {
+    let shape = ecrt_hdl::multiplier::delay_mul::DelayTiming::shape(2048, 3).unwrap();
+    let verilog = ecrt_hdl::emit::emit_delay_mul(&shape);
+    let r = fanout(&verilog, "top", &EstimateOptions { progress: true, ..Default::default() }).unwrap();
+    eprintln!("{r}");
+    assert!(r.max_fanout() <= ecrt_hdl::part::MAX_REGISTER_FANOUT as u64, "{r}");
 }
 
 /// A small hierarchy in rust-hdl's style (every register a leaf wrapper module; `lane` three
