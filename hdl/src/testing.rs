@@ -60,6 +60,13 @@ where
     Arc::try_unwrap(trace).ok().expect("simulation finished").into_inner().unwrap()
 }
 
+/// Sets `ports` to `limbs`, one limb a port, for the next edge.
+pub fn drive<const N: usize>(ports: &mut [Signal<In, Bits<N>>], limbs: &[u64]) {
+    for (port, &limb) in ports.iter_mut().zip(limbs) {
+        port.next = limb.into();
+    }
+}
+
 /// The multiplications of an exponentiation's schedule, as values, in the order a slot performs
 /// them: the table, then each window's squarings and table multiplication; or, segmented, per bit
 /// acc·sq then sq².

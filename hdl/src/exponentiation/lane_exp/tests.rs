@@ -1,7 +1,7 @@
 use super::*;
 use crate::host::{base_loads, decryption_key_loads, KeyLoad};
 use crate::limbs::from_limbs;
-use crate::testing::{schedule_products, simulate};
+use crate::testing::{drive, schedule_products, simulate};
 use ecrt_golden::hw::{FoldEcrtKey, FoldValue, PrimePathTrace, Schedule};
 use ecrt_golden::prime::random_prime_pair;
 use num_bigint::{BigUint, RandBigInt};
@@ -15,12 +15,6 @@ fn lane_exp_is_synthesizable() {
     let mut uut = LaneExp::new(&FoldShape::new(34, 2).unwrap(), 12, 3);
     uut.connect_all();
     yosys_validate("ecrt_lane_exp", &generate_verilog(&uut)).unwrap();
-}
-
-fn drive<const N: usize>(ports: &mut [Signal<In, Bits<N>>], limbs: &[u64]) {
-    for (port, &limb) in ports.iter_mut().zip(limbs) {
-        port.next = limb.into();
-    }
 }
 
 /// Every multiplication of one prime's path in the order a lane performs them.

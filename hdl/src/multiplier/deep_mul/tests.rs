@@ -1,5 +1,5 @@
 use super::*;
-use crate::testing::simulate;
+use crate::testing::{drive, simulate};
 use ecrt_golden::hw::{exact_limbs, ClassicPass, FoldContext, FoldValue, Multiplicand};
 use ecrt_golden::prime::random_odd;
 use num_bigint::{BigUint, RandBigInt};
@@ -12,12 +12,6 @@ fn deep_mul_is_synthesizable() {
     let mut uut = DeepMul::new(&shape);
     uut.connect_all();
     yosys_validate("ecrt_deep_mul", &generate_verilog(&uut)).unwrap();
-}
-
-fn drive<const N: usize>(ports: &mut [Signal<In, Bits<N>>], limbs: &[u64]) {
-    for (port, &limb) in ports.iter_mut().zip(limbs) {
-        port.next = limb.into();
-    }
 }
 
 /// One multiplication for a lane, and what the golden model says of it.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::testing::simulate;
+use crate::testing::{drive, simulate};
 use ecrt_golden::hw::{DelayedFoldContext, FoldValue, Multiplicand};
 use ecrt_golden::prime::random_odd;
 use num_bigint::RandBigInt;
@@ -24,12 +24,6 @@ fn timing_meets_its_two_paths() {
         // turns before their step, landing with a quotient d steps older.
         assert_eq!(2 * t.lead, 2 * t.quotient_delay - t.pad + 2 + t.levels, "k = {k}");
         assert!(t.levels >= tree_levels(k));
-    }
-}
-
-fn drive<const N: usize>(ports: &mut [Signal<In, Bits<N>>], limbs: &[u64]) {
-    for (port, &limb) in ports.iter_mut().zip(limbs) {
-        port.next = limb.into();
     }
 }
 
