@@ -143,66 +143,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(0xf01d);
     let bar = ecrt_driver::batch::progress_bar(args.digits_per_step.len() * args.loops.len(), "multipliers");
     for &k in &args.digits_per_step {
-        let shape = FoldShape::new(modulus_bits, k)?;
         for &kind in &args.loops {
-            if kind == Loop::Delay {
-                let shape = DelayTiming::shape(modulus_bits, k)?;
-                let cycles = delayed_cycles(&shape, modulus_bits, &mut rng)?;
-                let (resources, fanout) = estimate_with_fanout(&emit_delay_mul(&shape), "top", &quiet)?;
-                let timing_shape = DelayTiming::shape(TIMING_MODULUS_BITS, k)?;
-                let timing = (!args.no_timing)
-                    .then(|| logic_delay(&emit_delay_mul(&timing_shape), "top", &quiet))
-                    .transpose()?;
-                let mut row = row(kind, 2, k, shape.total_steps(), cycles, &resources, &fanout, timing.as_ref(), bound);
-                row.delayed_shape = Some(shape);
-                rows.push(row);
-                bar.inc(1);
-                continue;
-            }
-            let in_flight = kind.in_flight(&shape);
-            let contexts: Vec<FoldContext> = (0..in_flight)
-                .map(|_| FoldContext::with_width(&random_odd(modulus_bits as u64, &mut rng), modulus_bits, k))
-                .collect::<Result<_, _>>()?;
-            let operands: Vec<_> = contexts
-                .iter()
-                .map(|c| (c.exact(&rng.gen_biguint_below(c.bound())), c.exact(&rng.gen_biguint_below(c.bound()))))
-                .collect();
-            let products = match kind {
-                Loop::Fold => {
-                    let mut sim = FoldMulSim::build(&shape, &BuildOptions::default())?;
-                    for (slot, c) in contexts.iter().enumerate() {
-                        sim.set_m_hat(slot, c.m_hat())?;
-                    }
-                    sim.multiply([
-                        Some((operands[0].0.limbs(), operands[0].1.limbs())),
-                        Some((operands[1].0.limbs(), operands[1].1.limbs())),
-                    ])?
-                    .to_vec()
-                }
-                _ => {
-                    let mut sim = DeepMulSim::build(&shape, &BuildOptions::default())?;
-                    let jobs: Vec<Option<LaneJob>> = operands
-                        .iter()
-                        .zip(&contexts)
-                        .map(|((a, b), c)| {
-                            Some(LaneJob { a: a.limbs(), b: b.limbs(), m_hat: c.m_hat(), classic: None })
-                        })
-                        .collect();
-                    sim.multiply(&jobs)?
-                }
+            let measured = measure(kind, modulus_bits, k, &mut rng)?;
+            let (resources, fanout) = estimate_with_fanout(&emit(kind, modulus_bits, k)?, "top", &quiet)?;
+            let timing = match args.no_timing {
+                true => None,
+                false => Some(logic_delay(&emit(kind, TIMING_MODULUS_BITS, k)?, "top", &quiet)?),
             };
-            let expected: Vec<FoldValue> = contexts.iter().zip(&operands).map(|(c, (a, b))| c.mul(a, b)).collect();
-            let cycles = checked_cycles(&products, &expected, k, kind)?;
-            let emit = |shape: &FoldShape| match kind {
-                Loop::Fold => emit_fold_mul(shape),
-                _ => emit_deep_mul(shape),
-            };
-            let (resources, fanout) = estimate_with_fanout(&emit(&shape), "top", &quiet)?;
-            let timing_shape = FoldShape::new(TIMING_MODULUS_BITS, k)?;
-            let timing = (!args.no_timing).then(|| logic_delay(&emit(&timing_shape), "top", &quiet)).transpose()?;
-            let mut row = row(kind, in_flight, k, shape.steps, cycles, &resources, &fanout, timing.as_ref(), bound);
-            row.shape = Some(shape);
-            rows.push(row);
+            rows.push(row(kind, k, &measured, &resources, &fanout, timing.as_ref(), bound));
             bar.inc(1);
         }
     }
@@ -246,6 +194,73 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// One multiplier run in Verilator: its cycles a multiplication, the multiplications it
+/// interleaves, its steps and its sizes.
+struct Measured {
+    cycles: u64,
+    in_flight: usize,
+    steps: usize,
+    shape: Option<FoldShape>,
+    delayed_shape: Option<DelayedShape>,
+}
+
+/// The Verilog of `kind`'s multiplier for `bits`-bit moduli and k limbs a step.
+fn emit(kind: Loop, bits: usize, k: usize) -> anyhow::Result<String> {
+    Ok(match kind {
+        Loop::Fold => emit_fold_mul(&FoldShape::new(bits, k)?),
+        Loop::Deep => emit_deep_mul(&FoldShape::new(bits, k)?),
+        Loop::Delay => emit_delay_mul(&DelayTiming::shape(bits, k)?),
+    })
+}
+
+/// Runs `kind`'s multiplier for `bits`-bit moduli and k limbs a step in Verilator, every
+/// multiplication it interleaves with its own modulus and random operands, and checks each product
+/// against the golden model.
+fn measure(kind: Loop, bits: usize, k: usize, rng: &mut rand::rngs::StdRng) -> anyhow::Result<Measured> {
+    if kind == Loop::Delay {
+        let shape = DelayTiming::shape(bits, k)?;
+        let cycles = delayed_cycles(&shape, bits, rng)?;
+        return Ok(Measured {
+            cycles,
+            in_flight: 2,
+            steps: shape.total_steps(),
+            shape: None,
+            delayed_shape: Some(shape),
+        });
+    }
+    let shape = FoldShape::new(bits, k)?;
+    let in_flight = kind.in_flight(&shape);
+    let contexts: Vec<FoldContext> = (0..in_flight)
+        .map(|_| FoldContext::with_width(&random_odd(bits as u64, rng), bits, k))
+        .collect::<Result<_, _>>()?;
+    let operands: Vec<_> = contexts
+        .iter()
+        .map(|c| (c.exact(&rng.gen_biguint_below(c.bound())), c.exact(&rng.gen_biguint_below(c.bound()))))
+        .collect();
+    let products = if kind == Loop::Fold {
+        let mut sim = FoldMulSim::build(&shape, &BuildOptions::default())?;
+        for (slot, c) in contexts.iter().enumerate() {
+            sim.set_m_hat(slot, c.m_hat())?;
+        }
+        sim.multiply([
+            Some((operands[0].0.limbs(), operands[0].1.limbs())),
+            Some((operands[1].0.limbs(), operands[1].1.limbs())),
+        ])?
+        .to_vec()
+    } else {
+        let mut sim = DeepMulSim::build(&shape, &BuildOptions::default())?;
+        let jobs: Vec<Option<LaneJob>> = operands
+            .iter()
+            .zip(&contexts)
+            .map(|((a, b), c)| Some(LaneJob { a: a.limbs(), b: b.limbs(), m_hat: c.m_hat(), classic: None }))
+            .collect();
+        sim.multiply(&jobs)?
+    };
+    let expected: Vec<FoldValue> = contexts.iter().zip(&operands).map(|(c, (a, b))| c.mul(a, b)).collect();
+    let cycles = checked_cycles(&products, &expected, k, kind)?;
+    Ok(Measured { cycles, in_flight, steps: shape.steps, shape: Some(shape), delayed_shape: None })
+}
+
 /// The delayed-quotient multiplier's two lanes, each with its own `bits`-bit modulus and random
 /// operands, in Verilator: their cycles, once both products equal the golden model's.
 fn delayed_cycles(shape: &DelayedShape, bits: usize, rng: &mut rand::rngs::StdRng) -> anyhow::Result<u64> {
@@ -286,28 +301,25 @@ fn checked_cycles(products: &[Option<Product>], expected: &[FoldValue], k: usize
     cycles.ok_or_else(|| anyhow::anyhow!("{kind}, k = {k}: no product"))
 }
 
-/// One multiplier's row, its shape left to the caller.
-#[allow(clippy::too_many_arguments)]
+/// One multiplier's row.
 fn row(
     kind: Loop,
-    in_flight: usize,
     k: usize,
-    steps: usize,
-    cycles: u64,
+    m: &Measured,
     resources: &ecrt_sim::ResourceEstimate,
     fanout: &FanoutReport,
     timing: Option<&ecrt_sim::TimingEstimate>,
     bound: f64,
 ) -> MultiplierRow {
-    let dsp_cycles = resources.dsp48e1 as f64 * cycles as f64 / in_flight as f64;
+    let dsp_cycles = resources.dsp48e1 as f64 * m.cycles as f64 / m.in_flight as f64;
     MultiplierRow {
         multiplier: kind.to_string(),
-        in_flight,
+        in_flight: m.in_flight,
         digits_per_step: k.into(),
-        steps: steps.into(),
-        cycles_per_multiplication: cycles.into(),
-        shape: None,
-        delayed_shape: None,
+        steps: m.steps.into(),
+        cycles_per_multiplication: m.cycles.into(),
+        shape: m.shape,
+        delayed_shape: m.delayed_shape,
         dsp48e1: resources.dsp48e1.into(),
         lut: resources.lut.into(),
         ff: resources.ff.into(),
