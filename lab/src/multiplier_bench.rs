@@ -10,9 +10,10 @@ use ecrt_golden::hw::{DelayedFoldContext, DelayedShape, FoldContext, FoldShape, 
 use ecrt_golden::prime::random_odd;
 use ecrt_hdl::emit::{emit_deep_mul, emit_delay_mul, emit_fold_mul};
 use ecrt_hdl::multiplier::delay_mul::DelayTiming;
-use ecrt_sim::deep_mul::{DeepMulSim, LaneJob};
-use ecrt_sim::delay_mul::{DelayJob, DelayMulSim};
+use ecrt_sim::deep_mul::DeepMulSim;
+use ecrt_sim::delay_mul::DelayMulSim;
 use ecrt_sim::fold_mul::{FoldMulSim, Product};
+use ecrt_sim::lane_mul::LaneJob;
 use ecrt_sim::{estimate_with_fanout, logic_delay, BuildOptions, EstimateOptions, FanoutReport};
 use num_bigint::RandBigInt;
 use rand::SeedableRng;
@@ -276,10 +277,10 @@ fn delayed_cycles(shape: &DelayedShape, bits: usize, rng: &mut rand::rngs::StdRn
         .map(|c| (c.exact(&rng.gen_biguint_below(c.bound())), c.exact(&rng.gen_biguint_below(c.bound()))))
         .collect();
     let mut sim = DelayMulSim::build(shape, &BuildOptions::default())?;
-    let jobs: Vec<Option<DelayJob>> = operands
+    let jobs: Vec<Option<LaneJob>> = operands
         .iter()
         .zip(&contexts)
-        .map(|((a, b), c)| Some(DelayJob { a: a.limbs(), b: b.limbs(), h: c.h() }))
+        .map(|((a, b), c)| Some(LaneJob { a: a.limbs(), b: b.limbs(), m_hat: c.h(), classic: None }))
         .collect();
     let products = sim.multiply(&jobs)?;
     let expected: Vec<FoldValue> = contexts.iter().zip(&operands).map(|(c, (a, b))| c.mul(a, b)).collect();

@@ -42,6 +42,7 @@ pub mod fanout;
 pub mod fold_mul;
 mod hierarchy;
 pub mod lane_exp;
+pub mod lane_mul;
 mod mangle;
 pub mod modexp;
 pub mod ports;

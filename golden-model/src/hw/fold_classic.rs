@@ -29,11 +29,16 @@
 //!   2^(17(L+i)); the result is C·R^(−1) mod N, below 2N;
 //! - a multiplication of A − 1 (the exact division, [`super::ExactDivider`] modulo 2^(17M) − p
 //!   with M = `modulus_limbs`), over M digits: its modulus has M limbs.
+//!
+//! The passes run on the folding multiplier ([`FoldShape`]) and on the delayed-quotient one
+//! ([`DelayedShape`], [`ClassicPass::delayed_trace`]); a [`ClassicShape`] is what they need of
+//! either.
 
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
 use super::fold::{limbs_value, redistribute, FoldShape, FoldValue};
+use super::fold_delayed::{loop_step, DelayedShape};
 use super::wide::LIMB_BITS;
 use super::wide::{self, Multiplicand};
 use super::{to_digits, HwError};
@@ -85,10 +90,75 @@ pub struct DeepClassicTrace {
     pub result: FoldValue,
 }
 
-/// A modulus for classic passes on the folding multiplier of a [`FoldShape`].
+/// A classic pass on the delayed-quotient multiplier ([`ClassicPass::delayed_trace`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DelayedClassicTrace {
+    /// T's limbs after each of the lane's turns from its first products turn: d + 3 a step,
+    /// then the last products turn and the d drain turns.
+    pub turns: Vec<Vec<u64>>,
+    /// Each step's quotient digit.
+    pub quotients: Vec<u64>,
+    /// The drain's kept limbs, then T's: the same value as [`ClassicPass::trace`]'s.
+    pub result: FoldValue,
+}
+
+/// What a classic pass needs of its multiplier's sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClassicShape {
+    /// L: limbs of an operand and of the row of DSPs.
+    pub operand_limbs: usize,
+    /// M: limbs of N.
+    pub modulus_limbs: usize,
+    /// Limbs of T.
+    pub columns: usize,
+    /// S: digits of a multiplication or a wide REDC (R = 2^(17S), the folding mode's).
+    pub digits: usize,
+    /// k: the folding mode's limbs a step (the delayed multiplier's drain shifts by k).
+    pub limbs_per_step: usize,
+    /// d: the folding mode's quotient delay (0 but on the delayed-quotient multiplier).
+    pub quotient_delay: usize,
+}
+
+impl ClassicShape {
+    /// Steps of a classic pass: N's limbs for the exact division, S otherwise.
+    pub fn steps(&self, op: ClassicOp) -> usize {
+        match op {
+            ClassicOp::Decremented => self.modulus_limbs,
+            ClassicOp::Multiply | ClassicOp::WideRedc => self.digits,
+        }
+    }
+}
+
+impl From<&FoldShape> for ClassicShape {
+    fn from(shape: &FoldShape) -> Self {
+        ClassicShape {
+            operand_limbs: shape.operand_limbs,
+            modulus_limbs: shape.modulus_limbs,
+            columns: shape.columns,
+            digits: shape.classic_digits(),
+            limbs_per_step: shape.limbs_per_step,
+            quotient_delay: 0,
+        }
+    }
+}
+
+impl From<&DelayedShape> for ClassicShape {
+    fn from(shape: &DelayedShape) -> Self {
+        ClassicShape {
+            operand_limbs: shape.operand_limbs,
+            modulus_limbs: shape.modulus_limbs,
+            columns: shape.columns,
+            digits: shape.classic_digits(),
+            limbs_per_step: shape.limbs_per_step,
+            quotient_delay: shape.quotient_delay,
+        }
+    }
+}
+
+/// A modulus for classic passes on a multiplier of a [`ClassicShape`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassicPass {
-    shape: FoldShape,
+    shape: ClassicShape,
     modulus: BigUint,
     n: Vec<u64>,
     n_prime: u64,
@@ -98,10 +168,7 @@ pub struct ClassicPass {
 impl FoldShape {
     /// Steps of a classic pass: N's limbs for the exact division, S otherwise.
     pub fn classic_steps(&self, op: ClassicOp) -> usize {
-        match op {
-            ClassicOp::Decremented => self.modulus_limbs,
-            ClassicOp::Multiply | ClassicOp::WideRedc => self.classic_digits(),
-        }
+        ClassicShape::from(self).steps(op)
     }
 
     /// Cycles of a classic `op` of s steps on the RTL multiplier: two turns a step (its
@@ -138,7 +205,8 @@ impl ClassicPass {
     /// Classic passes modulo N on `shape`'s multiplier.
     ///
     /// Errors: N even, N ≤ 1, or N of more limbs than the shape's moduli.
-    pub fn new(shape: &FoldShape, modulus: &BigUint) -> Result<Self, HwError> {
+    pub fn new(shape: impl Into<ClassicShape>, modulus: &BigUint) -> Result<Self, HwError> {
+        let shape = shape.into();
         let limbs = shape.operand_limbs;
         if modulus <= &BigUint::one()
             || !modulus.bit(0)
@@ -154,7 +222,7 @@ impl ClassicPass {
         }
         let n_prime = inv.wrapping_neg() & LIMB_MASK;
         debug_assert_eq!((n[0] * n_prime) & LIMB_MASK, LIMB_MASK);
-        Ok(Self { shape: *shape, modulus: modulus.clone(), n, n_prime, multiplicand: Multiplicand::default() })
+        Ok(Self { shape, modulus: modulus.clone(), n, n_prime, multiplicand: Multiplicand::default() })
     }
 
     /// The same passes with B held as `multiplicand` for the first row's d·B products (as the
@@ -247,9 +315,69 @@ impl ClassicPass {
         DeepClassicTrace { turns, quotients, result: normalize(&registers, limbs) }
     }
 
+    /// The pass `op` as the delayed-quotient multiplier runs it, in its lane's turns: each turn
+    /// adds redistributed products y to T's limbs from a shift up and normalizes
+    /// (`fold_delayed::loop_step`). The quotient needs T's exact low limb through a DSP of its own
+    /// and then the folding quotient's pipeline of 2·d cycles, so a step takes d + 3 turns:
+    /// - the products turn: y = d·B (and a wide REDC's digit of C_hi at column L), T shifted down
+    ///   a limb (its limb 0 is 0 after a quotient turn; T is 0 before the first step); then t_0
+    ///   is T mod 2^17 and q = lo17(t_0·N′);
+    /// - d + 1 turns that hold T (shift 0, y = 0) while q·N is on its way;
+    /// - the quotient turn: y = q·N, shift 0, so limb 0 becomes 0.
+    ///
+    /// After the last step a products turn with the digit 0 brings T down, and d drain turns
+    /// shift it down k limbs each, keeping its low limbs: the result is the kept limbs and T's,
+    /// where the folding multiplication's result is.
+    pub fn delayed_trace(&self, op: ClassicOp, a: &[u64], b: &[u64]) -> DelayedClassicTrace {
+        let ClassicShape { operand_limbs: limbs, columns, limbs_per_step: k, quotient_delay: d, .. } = self.shape;
+        debug_assert!(b.len() <= limbs, "operand wider than the row");
+        let b_windows = self.multiplicand.windows(b, limbs);
+        let no_products = vec![0u64; columns];
+        let mut t = no_products.clone();
+        let mut turns = Vec::new();
+        let mut quotients = Vec::new();
+        let mut turn = |t: &mut Vec<u64>, y: &[u64], shift: usize| {
+            *t = loop_step(t, y, shift);
+            turns.push(t.clone());
+        };
+        let steps = self.digits(op, a);
+        for (s, &(digit, high)) in steps.iter().chain([(0, 0)].iter()).enumerate() {
+            let mut sums = vec![0u64; columns];
+            match &b_windows {
+                Some(windows) => wide::add_row(&mut sums, 0, digit, windows),
+                None => (0..b.len()).for_each(|j| sums[j] += digit * b[j]),
+            }
+            sums[limbs] += high;
+            if s == 0 {
+                t.fill(0);
+            }
+            turn(&mut t, &redistribute(&sums), 1);
+            if s == steps.len() {
+                break;
+            }
+            let q = ((t[0] & LIMB_MASK) * self.n_prime) & LIMB_MASK;
+            for _ in 0..=d {
+                turn(&mut t, &no_products, 0);
+            }
+            let sums: Vec<u64> = (0..columns).map(|j| if j < limbs { q * self.n[j] } else { 0 }).collect();
+            turn(&mut t, &redistribute(&sums), 0);
+            debug_assert_eq!(t[0], 0, "the quotient clears the low limb");
+            quotients.push(q);
+        }
+        let mut kept = Vec::with_capacity(d * k);
+        for _ in 0..d {
+            kept.extend_from_slice(&t[..k]);
+            turn(&mut t, &no_products, k);
+        }
+        let mut limbs_out: Vec<u64> = kept.into_iter().chain(t).collect();
+        debug_assert!(limbs_out[limbs..].iter().all(|&l| l == 0), "result ≥ 2^(17L)");
+        limbs_out.truncate(limbs);
+        DelayedClassicTrace { turns, quotients, result: FoldValue::from_limbs(limbs_out) }
+    }
+
     /// Each step's digit for the DSPs and a wide REDC's digit of C_hi for column L.
     fn digits(&self, op: ClassicOp, a: &[u64]) -> Vec<(u64, u64)> {
-        let steps = self.shape.classic_steps(op);
+        let steps = self.shape.steps(op);
         debug_assert!(a.len() <= self.shape.operand_limbs, "operand wider than the row");
         let mut a_value = limbs_value(a);
         if op == ClassicOp::Decremented {
@@ -327,8 +455,8 @@ fn normalize(t: &[u64], limbs: usize) -> FoldValue {
 }
 
 /// The exact limbs of x, as many as `shape`'s operands have.
-pub fn exact_limbs(shape: &FoldShape, x: &BigUint) -> Vec<u64> {
-    to_digits(x, LIMB_BITS, shape.operand_limbs).into_iter().map(|d| d as u64).collect()
+pub fn exact_limbs(shape: impl Into<ClassicShape>, x: &BigUint) -> Vec<u64> {
+    to_digits(x, LIMB_BITS, shape.into().operand_limbs).into_iter().map(|d| d as u64).collect()
 }
 
 #[cfg(test)]
@@ -340,7 +468,7 @@ mod tests {
     use rand::{rngs::StdRng, SeedableRng};
 
     /// Redundant limbs of x < 2^(17L) as the folding multiplier's results have them.
-    fn redundant(shape: &FoldShape, x: &BigUint, rng: &mut StdRng) -> Vec<u64> {
+    fn redundant(shape: impl Into<ClassicShape>, x: &BigUint, rng: &mut StdRng) -> Vec<u64> {
         let mut limbs = exact_limbs(shape, x);
         for j in 0..limbs.len() - 1 {
             if limbs[j + 1] > 0 && rand::Rng::gen_bool(rng, 0.5) {
@@ -456,6 +584,49 @@ mod tests {
                     assert_eq!(up[0], 0);
                     assert_eq!(limbs_value(&up[1..]), limbs_value(&step.t), "{op:?}, step {s}: T");
                     assert!(deep.turns[2 * s].iter().chain(up).all(|&limb| limb < (1 << 18) + 4));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_delayed_multipliers_turns_reach_the_same_values() {
+        let mut rng = StdRng::seed_from_u64(15);
+        for ((bits, k, d), multiplicand) in [(64usize, 1usize, 3usize), (200, 3, 4), (520, 4, 4), (300, 8, 6)]
+            .into_iter()
+            .flat_map(|size| [(size, Multiplicand::Limbs), (size, Multiplicand::Windows)])
+        {
+            let shape = DelayedShape::new(bits, k, d).unwrap();
+            let l = shape.operand_limbs;
+            let n = random_odd(bits as u64, &mut rng);
+            let pass = ClassicPass::new(&shape, &n).unwrap().with_multiplicand(multiplicand);
+            let fold_bound = &n << (17 * k * (d + 1) + 3);
+            let a = redundant(&shape, &rng.gen_biguint_below(&fold_bound), &mut rng);
+            let b = exact_limbs(&shape, &rng.gen_biguint_below(&n));
+            let c = rng.gen_biguint_below(&(&n << (17 * l)));
+            let (c_hi, c_lo) = (&c >> (17 * l), &c % (BigUint::one() << (17 * l)));
+            let x = rng.gen_biguint_below(&n) + 1u32;
+            for (op, a, b) in [
+                (ClassicOp::Multiply, a.clone(), b.clone()),
+                (ClassicOp::WideRedc, exact_limbs(&shape, &c_hi), exact_limbs(&shape, &c_lo)),
+                (ClassicOp::Decremented, redundant(&shape, &x, &mut rng), b.clone()),
+            ] {
+                let at = format!("{bits} bits, k = {k}, d = {d}, {multiplicand:?}, {op:?}");
+                let (one_turn, delayed) = (pass.trace(op, &a, &b), pass.delayed_trace(op, &a, &b));
+                assert_eq!(delayed.result.value(), one_turn.result.value(), "{at}");
+                assert_eq!(delayed.result.limbs().len(), l);
+                let steps = ClassicShape::from(&shape).steps(op);
+                assert_eq!(delayed.turns.len(), steps * (d + 3) + 1 + d, "{at}");
+                // Each step's quotient is the one-turn step's; its quotient turn holds the one-turn
+                // step's T a limb up, and the turns between hold the value of its products turn.
+                for (s, step) in one_turn.steps.iter().enumerate() {
+                    assert_eq!(delayed.quotients[s], step.q, "{at}, step {s}: q");
+                    let turns = &delayed.turns[s * (d + 3)..(s + 1) * (d + 3)];
+                    let up = &turns[d + 2];
+                    assert_eq!(up[0], 0);
+                    assert_eq!(limbs_value(&up[1..]), limbs_value(&step.t), "{at}, step {s}: T");
+                    assert!(turns[..d + 2].iter().all(|t| limbs_value(t) == limbs_value(&turns[0])), "{at}");
+                    assert!(turns.iter().all(|t| t.iter().all(|&limb| limb < (1 << 17) + 3)), "{at}");
                 }
             }
         }

@@ -268,12 +268,12 @@ impl DelayedFoldContext {
     }
 }
 
-/// The loop's two stages: T's high limbs added to a step's redistributed products y, each sum
-/// s_j = y_j + t_(j+k) (< 2^19) split into its low 17 bits and its carry into the next limb:
-/// t′_j = lo17(s_j) + (s_(j−1) >> 17) < 2^17 + 3.
-fn loop_step(t: &[u64], y: &[u64], k: usize) -> Vec<u64> {
+/// The loop's two stages: T's limbs from `shift` up (its high limbs: k in a step) added to a
+/// turn's redistributed products y, each sum s_j = y_j + t_(j+shift) (< 2^19) split into its low
+/// 17 bits and its carry into the next limb: t′_j = lo17(s_j) + (s_(j−1) >> 17) < 2^17 + 3.
+pub(super) fn loop_step(t: &[u64], y: &[u64], shift: usize) -> Vec<u64> {
     const LOW: u64 = (1 << LIMB_BITS) - 1;
-    let s: Vec<u64> = (0..y.len()).map(|j| y[j] + t.get(j + k).copied().unwrap_or(0)).collect();
+    let s: Vec<u64> = (0..y.len()).map(|j| y[j] + t.get(j + shift).copied().unwrap_or(0)).collect();
     debug_assert!(s.iter().all(|&x| x < 1 << 19) && s[s.len() - 1] >> LIMB_BITS == 0, "T overflows");
     (0..s.len()).map(|j| (s[j] & LOW) + if j >= 1 { s[j - 1] >> LIMB_BITS } else { 0 }).collect()
 }

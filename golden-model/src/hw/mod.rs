@@ -45,7 +45,9 @@ pub use exponent::{
     Schedule, WindowStep, MAX_WINDOW_BITS,
 };
 pub use fold::{limbs_value, FoldContext, FoldShape, FoldStep, FoldTrace, FoldValue, MAX_LIMBS_PER_STEP};
-pub use fold_classic::{exact_limbs, ClassicOp, ClassicPass, ClassicStep, ClassicTrace, DeepClassicTrace};
+pub use fold_classic::{
+    exact_limbs, ClassicOp, ClassicPass, ClassicShape, ClassicStep, ClassicTrace, DeepClassicTrace, DelayedClassicTrace,
+};
 pub use fold_delayed::{DelayedFoldContext, DelayedShape, DelayedStep, DelayedTrace, MAX_QUOTIENT_DELAY};
 pub use montgomery::{MontMulTrace, MontStep, MontgomeryContext};
 pub use wide::{Multiplicand, LIMB_BITS};

@@ -28,7 +28,23 @@
 //! multiplexer whose select toggles every cycle, a copy per row and group of DSPs (B's windows, H),
 //! so that no two DSP ports share an input register and every select is its own flip-flop.
 //!
-//! Folding mode only: no classic pass, not yet in an exponentiation unit.
+//! A lane may run a classic pass instead (`ecrt_golden::hw::ClassicPass::delayed_trace`, turn for
+//! turn): one digit a step, whose exact quotient q = lo17(t_0·N′) needs T's low limb after the
+//! step's products. A step is d + 3 turns ([`DelayTiming::period`]): the **products turn** adds
+//! d·B (row 0's a·b digit; the other rows' products are off) to T shifted down a limb; stage A's
+//! sum s_0 is T mod 2^17, and two cycles later a DSP of its own (A, M, P registers) has q, which
+//! row 0 takes at the lane's turn after next in place of a folding quotient (H's bank holds N's
+//! limbs, the other rows take 0), so q·N lands 2·d cycles later, at the **quotient turn**, which
+//! adds it to T unshifted (limb 0 becomes 0); the d + 1 turns between hold T (shift 0, no
+//! products). Stage A's addend is thus T's limbs from k, 1 or 0 up, or none (a first step), one
+//! select of four before its carry chain. After the last step a products turn with the digit 0
+//! brings T down a limb, and d drain turns, as the folding mode's, keep its low limbs:
+//! 2·(lead + D·(d + 3) + d + 2) cycles for D digits ([`DelayTiming::classic_cycles`]). A's digits
+//! are resolved one a step, with a borrow for a pass on A − 1; a wide REDC's digits of C_hi join
+//! column L with the step's products, while row 0 multiplies B by 1 in the first step and by 0
+//! after it.
+//!
+//! Not yet in an exponentiation unit.
 
 use crate::fanout::replicas::{ReplicaSets, Replicas};
 use crate::fanout::toggles::Toggles;
@@ -37,14 +53,19 @@ use crate::many;
 use crate::multiplier::b_windows::BWindows;
 use crate::multiplier::column_addends::{tree_levels, ColumnAddends};
 use crate::multiplier::deep_mul::DSPS_PER_COPY;
-use crate::multiplier::mul_add::{CascadeMulAdd, PipelinedWindowMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
+use crate::multiplier::mul_add::{
+    CascadeMulAdd, PipelinedWindowMul, RegisteredQuotientMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS,
+};
 use crate::multiplier::redistribute::Redistribute;
 use crate::part::MAX_REGISTER_FANOUT;
-use ecrt_golden::hw::{wide, DelayedShape, HwError};
+use ecrt_golden::hw::{wide, ClassicOp, ClassicShape, DelayedShape, HwError};
 use rust_hdl::prelude::*;
 
-/// Bits of a lane's turn count.
-const COUNT_BITS: usize = 10;
+/// Bits of a lane's turn count (a classic pass of 4096-bit moduli at k = 8 takes 2,776 turns).
+const COUNT_BITS: usize = 12;
+
+/// Bits of a classic lane's turn within its step (d + 3 ≤ 13 turns).
+const PHASE_BITS: usize = 4;
 
 /// The delayed-quotient multiplier's pipeline for k limbs a step: its quotient delay and the
 /// registers that make its two paths meet.
@@ -78,6 +99,21 @@ impl DelayTiming {
     pub fn cycles(&self, shape: &DelayedShape) -> usize {
         2 * (self.lead + shape.steps + self.quotient_delay + 1)
     }
+
+    /// Turns of a classic pass's step: d + 3.
+    pub fn period(&self) -> usize {
+        self.quotient_delay + 3
+    }
+
+    /// The turn count of a classic pass's last products turn: lead + D·(d + 3) for D digits.
+    fn classic_products_end(&self, shape: &DelayedShape, op: ClassicOp) -> usize {
+        self.lead + ClassicShape::from(shape).steps(op) * self.period()
+    }
+
+    /// Cycles from a lane's load to the result of a classic `op`: 2·(lead + D·(d + 3) + d + 2).
+    pub fn classic_cycles(&self, shape: &DelayedShape, op: ClassicOp) -> usize {
+        2 * (self.classic_products_end(shape, op) + self.quotient_delay + 2)
+    }
 }
 
 /// Sets of copies a source register may load: at most [`MAX_REGISTER_FANOUT`] copies a set.
@@ -108,8 +144,17 @@ pub struct DelayMul {
     pub a_in: Vec<Signal<In, Bits<X_BITS>>>,
     /// The multiplicand B, normalized limbs (value < X).
     pub b_in: Vec<Signal<In, Bits<X_BITS>>>,
-    /// H = 2^(−17k(d+1)) mod N of the lane's modulus, exact limbs.
-    pub h_in: Vec<Signal<In, Bits<Y_BITS>>>,
+    /// M̂ of the delayed fold, H = 2^(−17k(d+1)) mod N of the lane's modulus, exact limbs; N's limbs
+    /// for a classic pass.
+    pub m_hat_in: Vec<Signal<In, Bits<Y_BITS>>>,
+    /// A classic pass: A·B·R^(−1) mod N over S = k·(n − 1) digits, below 2N.
+    pub classic_in: Signal<In, bool>,
+    /// With `classic_in`: a wide REDC of C = C_hi·2^(17L) + C_lo (A = C_hi, B = C_lo).
+    pub redc_in: Signal<In, bool>,
+    /// With `classic_in`: (A − 1)·B over N's limbs (the exact division's pass, A ≥ 1).
+    pub decrement_in: Signal<In, bool>,
+    /// With `classic_in`: −N^(−1) mod 2^17.
+    pub n_prime_in: Signal<In, Bits<Y_BITS>>,
     /// `lane` finished: `result` is its product, in this cycle only.
     pub done: Signal<Out, bool>,
     /// The lane whose turn is next finishes then (what `done` will say).
@@ -129,6 +174,18 @@ pub struct DelayMul {
     finish: Constant<Bits<COUNT_BITS>>,
     all_ones: Constant<Bits<Y_BITS>>,
     low_bits: Constant<Bits<T_BITS>>,
+    // A classic pass's: the last turn of a step, the turns of its products and of its quotient's
+    // take, and per kind (a pass over S digits, or over N's limbs) the end of its digits, its
+    // last products turn and its finish.
+    period_last: Constant<Bits<PHASE_BITS>>,
+    products_phase: Constant<Bits<PHASE_BITS>>,
+    quotient_phase: Constant<Bits<PHASE_BITS>>,
+    classic_digits_end: Constant<Bits<COUNT_BITS>>,
+    classic_products_end: Constant<Bits<COUNT_BITS>>,
+    classic_finish: Constant<Bits<COUNT_BITS>>,
+    decremented_digits_end: Constant<Bits<COUNT_BITS>>,
+    decremented_products_end: Constant<Bits<COUNT_BITS>>,
+    decremented_finish: Constant<Bits<COUNT_BITS>>,
     // The lane whose turn it is, and a copy per row (of both kinds of DSPs) and group of
     // LIMBS_PER_COPY limbs or windows of the selects into the banks: index l·C + c.
     phase: Toggles,
@@ -136,14 +193,28 @@ pub struct DelayMul {
     b_select: Toggles,
     // Per lane, position 0 (the lane whose turn it is) and 1: A's limbs not yet consumed (index
     // p·L + j), their propagate flags, the carry into the next digit, turns since the load,
-    // whether it is busy, the drain's kept limbs (index p·dk + e).
+    // whether it is busy, the drain's kept limbs (index p·dk + e); a classic lane's kind, the
+    // borrow into its next digit (a pass on A − 1), N′, its turn within the step.
     ring_a: Vec<DFF<Bits<X_BITS>>>,
     ring_propagate: Vec<DFF<bool>>,
     ring_carry: Vec<DFF<bool>>,
     ring_count: Vec<DFF<Bits<COUNT_BITS>>>,
     ring_busy: Vec<DFF<bool>>,
     ring_kept: Vec<DFF<Bits<X_BITS>>>,
-    // The next turn's lane (position 1) and what its turn does, a cycle ahead.
+    ring_classic: Vec<DFF<bool>>,
+    ring_redc: Vec<DFF<bool>>,
+    ring_decrement: Vec<DFF<bool>>,
+    ring_borrow: Vec<DFF<bool>>,
+    ring_n_prime: Vec<DFF<Bits<Y_BITS>>>,
+    ring_phase: Vec<DFF<Bits<PHASE_BITS>>>,
+    // The next turn's lane (position 1) and what its turn does, a cycle ahead: a classic lane's
+    // ends for its kind, and which of its turns it is.
+    digits_end: Signal<Local, Bits<COUNT_BITS>>,
+    products_end: Signal<Local, Bits<COUNT_BITS>>,
+    lane_finish: Signal<Local, Bits<COUNT_BITS>>,
+    first_next: Signal<Local, bool>,
+    classic_steps_next: Signal<Local, bool>,
+    products_next: Signal<Local, bool>,
     finishing: Signal<Local, bool>,
     load: Signal<Local, bool>,
     // Loads: of A (a copy per LIMBS_PER_COPY limbs), of the lane's state (one, then a source per
@@ -157,21 +228,37 @@ pub struct DelayMul {
     load_propagate: ReplicaSets<bool>,
     load_b0: ReplicaSets<bool>,
     load_b1: ReplicaSets<bool>,
-    // The turn's phases: consumes digits (a source per set of `consume_late`, then one for
-    // `ab_source` and one for the carry), takes its first step (per LIMBS_PER_COPY columns),
-    // takes a quotient (per row and group of DSPs), keeps its low limbs (per LIMBS_PER_COPY kept
-    // limbs), finishes.
+    // The turn's phases: consumes digits (a source per set of `consume_late` and `consume_one`,
+    // then one for `ab_source` and one for the carry), stage A's select of T's limbs from k up
+    // (neither), 1 up (`near`), 0 up (`hold`) or none (both), per LIMBS_PER_COPY columns; takes a
+    // folding quotient (per row and group of DSPs) or a classic one (per group), keeps its low
+    // limbs (per LIMBS_PER_COPY kept limbs), finishes.
     consume: Replicas<bool>,
-    fresh: Replicas<bool>,
+    near: Replicas<bool>,
+    hold: Replicas<bool>,
     take: Replicas<bool>,
+    quotient_take: Replicas<bool>,
     keep: Replicas<bool>,
     done_r: DFF<bool>,
     // The carries into position 0's next digits, registered for position 1, where each digit is
-    // its limb plus its carry (then A moves down k limbs: the consumed limbs stay a cycle).
+    // its limb plus its carry (then A moves down k limbs, or one for a classic lane: the consumed
+    // limbs stay a cycle). A classic lane's digit 0: its carry out (not past a borrow); for
+    // position 1 its borrow, whether it is a wide REDC's (row 0 multiplies by 1 in its first
+    // step, by 0 after it) and in its first step.
     carries: Vec<Signal<Local, bool>>,
+    classic_carry: Signal<Local, bool>,
     carry_in: Vec<DFF<bool>>,
+    borrow_late: DFF<bool>,
+    redc_late: DFF<bool>,
+    first_late: DFF<bool>,
     consume_late: ReplicaSets<bool>,
+    consume_one: ReplicaSets<bool>,
+    digit_base: Signal<Local, Bits<Y_BITS>>,
+    digit_addend: Signal<Local, Bits<Y_BITS>>,
     digits: Vec<Signal<Local, Bits<Y_BITS>>>,
+    // A wide REDC's digit of C_hi, on its way to column L's addend with the step's a·b pieces.
+    high_digit: Signal<Local, Bits<Y_BITS>>,
+    high_delay: Vec<DFF<Bits<T_BITS>>>,
     // The a·b DSPs' digits (a copy per row and DSPS_PER_COPY windows), and whether their lane
     // consumed them (a copy per row and LIMBS_PER_COPY windows, in sets of at most
     // MAX_REGISTER_FANOUT, each set loaded from a source of its own): an idle step's windows are 0.
@@ -194,8 +281,12 @@ pub struct DelayMul {
     // where H has none).
     rows: Vec<CascadeMulAdd<X_BITS, 35>>,
     redistribute: Redistribute,
-    // y, stage A's sums (< 2^19) and T, as wide as T's limbs in the deep loop (T_BITS).
+    // The classic quotient from stage A's s_0 (T mod 2^17 after a products turn) and N′.
+    quotient: RegisteredQuotientMul,
+    // y, stage A's addend of T's limbs and sums (< 2^19), and T, as wide as T's limbs in the
+    // deep loop (T_BITS).
     y_r: Vec<DFF<Bits<T_BITS>>>,
+    t_shifted: Vec<Signal<Local, Bits<T_BITS>>>,
     s_r: Vec<DFF<Bits<T_BITS>>>,
     t_r: Vec<DFF<Bits<T_BITS>>>,
 }
@@ -207,11 +298,20 @@ impl DelayMul {
             *shape;
         let timing = DelayTiming::new(k);
         assert_eq!(d, timing.quotient_delay, "the shape's quotient delay is not the pipeline's");
-        assert!(timing.cycles(shape) < 1 << (COUNT_BITS + 1), "shape too large");
+        assert!(
+            timing.classic_cycles(shape, ClassicOp::Multiply) < 1 << (COUNT_BITS + 1)
+                && timing.period() <= 1 << PHASE_BITS,
+            "shape too large"
+        );
         let windows = wide::window_count(operand_limbs);
         let groups = modulus_limbs.div_ceil(DSPS_PER_COPY);
         let at = |count: usize| Constant::new((count as u64).into());
+        let phase = |turn: usize| Constant::new(((turn % timing.period()) as u64).into());
         let lead = timing.lead;
+        let (classic_end, decremented_end) = (
+            timing.classic_products_end(shape, ClassicOp::Multiply),
+            timing.classic_products_end(shape, ClassicOp::Decremented),
+        );
         DelayMul {
             clock: Default::default(),
             lane: Default::default(),
@@ -219,7 +319,11 @@ impl DelayMul {
             start_next: Default::default(),
             a_in: many(operand_limbs),
             b_in: many(operand_limbs),
-            h_in: many(modulus_limbs),
+            m_hat_in: many(modulus_limbs),
+            classic_in: Default::default(),
+            redc_in: Default::default(),
+            decrement_in: Default::default(),
+            n_prime_in: Default::default(),
             done: Default::default(),
             done_next: Default::default(),
             busy: Default::default(),
@@ -233,6 +337,15 @@ impl DelayMul {
             finish: at(lead + steps + d),
             all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
             low_bits: Constant::new(((1u64 << Y_BITS) - 1).into()),
+            period_last: phase(timing.period() - 1),
+            products_phase: phase(lead),
+            quotient_phase: phase(lead + 2),
+            classic_digits_end: at(classic_end - lead),
+            classic_products_end: at(classic_end),
+            classic_finish: at(classic_end + d + 1),
+            decremented_digits_end: at(decremented_end - lead),
+            decremented_products_end: at(decremented_end),
+            decremented_finish: at(decremented_end + d + 1),
             phase: Toggles::new(1),
             h_select: Toggles::new(k * copies(modulus_limbs)),
             b_select: Toggles::new(k * copies(windows)),
@@ -242,6 +355,18 @@ impl DelayMul {
             ring_count: many(2),
             ring_busy: many(2),
             ring_kept: many(2 * d * k),
+            ring_classic: many(2),
+            ring_redc: many(2),
+            ring_decrement: many(2),
+            ring_borrow: many(2),
+            ring_n_prime: many(2),
+            ring_phase: many(2),
+            digits_end: Default::default(),
+            products_end: Default::default(),
+            lane_finish: Default::default(),
+            first_next: Default::default(),
+            classic_steps_next: Default::default(),
+            products_next: Default::default(),
             finishing: Default::default(),
             load: Default::default(),
             load_a: Replicas::new(copies(operand_limbs)),
@@ -252,14 +377,25 @@ impl DelayMul {
             load_b0: in_sets(copies(windows), 1),
             load_b1: in_sets(copies(windows), 1),
             consume: Replicas::new(sets(copies(operand_limbs)) + 2),
-            fresh: Replicas::new(copies(columns)),
+            near: Replicas::new(copies(columns)),
+            hold: Replicas::new(copies(columns)),
             take: Replicas::new(k * groups),
+            quotient_take: Replicas::new(groups),
             keep: Replicas::new(copies(d * k)),
             done_r: Default::default(),
             carries: many(k + 1),
+            classic_carry: Default::default(),
             carry_in: many(k),
+            borrow_late: Default::default(),
+            redc_late: Default::default(),
+            first_late: Default::default(),
             consume_late: in_sets(copies(operand_limbs), 1),
+            consume_one: in_sets(copies(operand_limbs), 1),
+            digit_base: Default::default(),
+            digit_addend: Default::default(),
             digits: many(k),
+            high_digit: Default::default(),
+            high_delay: many(timing.levels + 3),
             digit_copies: ReplicaSets::new(k, windows.div_ceil(DSPS_PER_COPY)),
             ab_source: Replicas::new(k * sets(copies(windows))),
             ab_on: in_sets(copies(windows), k),
@@ -272,7 +408,9 @@ impl DelayMul {
             row_delay: many(k * (k + 1 + timing.pad) * groups),
             rows: many(k * columns),
             redistribute: Redistribute::new(columns),
+            quotient: Default::default(),
             y_r: many(columns),
+            t_shifted: many(columns),
             s_r: many(columns),
             t_r: many(columns),
         }
@@ -282,7 +420,7 @@ impl DelayMul {
 impl Logic for DelayMul {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, done_r);
+        dff_setup!(self, clock, done_r, borrow_late, redc_late, first_late);
         clock!(
             self,
             clock,
@@ -298,13 +436,17 @@ impl Logic for DelayMul {
             load_b1,
             consume,
             consume_late,
+            consume_one,
             ab_source,
-            fresh,
+            near,
+            hold,
             take,
+            quotient_take,
             keep,
             digit_copies,
             ab_on,
-            addends
+            addends,
+            quotient
         );
         for p in 0..self.ring_a.len() {
             self.ring_a[p].clock.next = self.clock.val();
@@ -314,6 +456,15 @@ impl Logic for DelayMul {
             self.ring_carry[p].clock.next = self.clock.val();
             self.ring_count[p].clock.next = self.clock.val();
             self.ring_busy[p].clock.next = self.clock.val();
+            self.ring_classic[p].clock.next = self.clock.val();
+            self.ring_redc[p].clock.next = self.clock.val();
+            self.ring_decrement[p].clock.next = self.clock.val();
+            self.ring_borrow[p].clock.next = self.clock.val();
+            self.ring_n_prime[p].clock.next = self.clock.val();
+            self.ring_phase[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.high_delay.len() {
+            self.high_delay[p].clock.next = self.clock.val();
         }
         for p in 0..self.ring_kept.len() {
             self.ring_kept[p].clock.next = self.clock.val();
@@ -349,7 +500,7 @@ impl Logic for DelayMul {
 
         // The sizes as loop variables: rust-hdl indexes with loop variables only.
         for ln in (self.a_in.len())..(self.a_in.len() + 1) {
-            for mn in (self.h_in.len())..(self.h_in.len() + 1) {
+            for mn in (self.m_hat_in.len())..(self.m_hat_in.len() + 1) {
                 for kn in (self.digits.len())..(self.digits.len() + 1) {
                     for wn in (self.b_windows.windows.len())..(self.b_windows.windows.len() + 1) {
                         for cn in (self.t_r.len())..(self.t_r.len() + 1) {
@@ -357,8 +508,19 @@ impl Logic for DelayMul {
                                 for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
                                     for gd in (DSPS_PER_COPY)..(DSPS_PER_COPY + 1) {
                                         // Position 1, the next turn's lane: what that turn does.
+                                        self.digits_end.next = self.classic_digits_end.val();
+                                        self.products_end.next = self.classic_products_end.val();
+                                        self.lane_finish.next = self.finish.val();
+                                        if self.ring_classic[1].q.val() {
+                                            self.lane_finish.next = self.classic_finish.val();
+                                        }
+                                        if self.ring_decrement[1].q.val() {
+                                            self.digits_end.next = self.decremented_digits_end.val();
+                                            self.products_end.next = self.decremented_products_end.val();
+                                            self.lane_finish.next = self.decremented_finish.val();
+                                        }
                                         self.finishing.next = self.ring_busy[1].q.val()
-                                            & (self.ring_count[1].q.val() == self.finish.val());
+                                            & (self.ring_count[1].q.val() == self.lane_finish.val());
                                         self.done_next.next = self.finishing.val();
                                         self.next_free.next = !self.ring_busy[1].q.val() | self.finishing.val();
                                         self.load.next = self.start_next.val() & self.next_free.val();
@@ -379,22 +541,53 @@ impl Logic for DelayMul {
                                             }
                                         }
                                         self.done_r.d.next = self.finishing.val();
+                                        // A classic lane's turns between its first products turn and its
+                                        // last: products turns, or turns that hold T.
+                                        self.first_next.next = self.ring_busy[1].q.val()
+                                            & (self.ring_count[1].q.val() == self.first_step.val());
+                                        self.classic_steps_next.next = self.ring_busy[1].q.val()
+                                            & self.ring_classic[1].q.val()
+                                            & (self.ring_count[1].q.val() > self.first_step.val())
+                                            & (self.ring_count[1].q.val() <= self.products_end.val());
+                                        self.products_next.next = self.classic_steps_next.val()
+                                            & (self.ring_phase[1].q.val() == self.products_phase.val());
                                         self.consume.d.next =
                                             self.ring_busy[1].q.val() & (self.ring_count[1].q.val() < self.steps.val());
-                                        self.fresh.d.next = self.ring_busy[1].q.val()
-                                            & (self.ring_count[1].q.val() == self.first_step.val());
+                                        if self.ring_classic[1].q.val() {
+                                            self.consume.d.next = self.ring_busy[1].q.val()
+                                                & !self.ring_phase[1].q.val().any()
+                                                & (self.ring_count[1].q.val() < self.digits_end.val());
+                                        }
+                                        self.near.d.next = self.first_next.val() | self.products_next.val();
+                                        self.hold.d.next = self.first_next.val()
+                                            | (self.classic_steps_next.val()
+                                                & !self.products_next.val()
+                                                & (self.ring_count[1].q.val() != self.products_end.val()));
                                         self.take.d.next = self.ring_busy[1].q.val()
+                                            & !self.ring_classic[1].q.val()
                                             & (self.ring_count[1].q.val() > self.first_step.val())
                                             & (self.ring_count[1].q.val() <= self.last_take.val());
+                                        self.quotient_take.d.next = self.classic_steps_next.val()
+                                            & (self.ring_phase[1].q.val() == self.quotient_phase.val())
+                                            & (self.ring_count[1].q.val() != self.products_end.val());
                                         self.keep.d.next = self.ring_busy[1].q.val()
+                                            & !self.ring_classic[1].q.val()
                                             & (self.ring_count[1].q.val() >= self.first_kept.val())
                                             & (self.ring_count[1].q.val() <= self.last_kept.val());
+                                        if self.ring_classic[1].q.val() {
+                                            self.keep.d.next = self.ring_busy[1].q.val()
+                                                & (self.ring_count[1].q.val() > self.products_end.val())
+                                                & (self.ring_count[1].q.val() < self.lane_finish.val());
+                                        }
                                         self.done.next = self.done_r.q.val();
                                         self.busy.next = self.ring_busy[0].q.val() & !self.done_r.q.val();
 
                                         // Position 0's next carries: out of a limb, its bit 17, or its
-                                        // propagate flag and the carry in. Position 1's digits:
-                                        // lo17(a_l + carry_l).
+                                        // propagate flag and the carry in; a classic lane's out of
+                                        // digit 0 only, and none where a borrow takes its bit 17
+                                        // (a_0 = 2^17). Position 1's digits: lo17(a_l + carry_l); a
+                                        // classic lane's lo17(a_0 + carry − borrow), or a wide REDC's
+                                        // 1 then 0.
                                         self.carries[0].next = self.ring_carry[0].q.val();
                                         for l in 0..self.digits.len() {
                                             self.carry_in[l].d.next = self.carries[l].val();
@@ -403,6 +596,26 @@ impl Logic for DelayMul {
                                             self.carries[l + 1].next = self.ring_a[l].q.val().get_bit(17)
                                                 | (self.ring_propagate[l].q.val() & self.carries[l].val());
                                         }
+                                        self.classic_carry.next = self.carries[1].val()
+                                            & !(self.ring_borrow[0].q.val()
+                                                & !self.ring_a[0].q.val().get_bits::<Y_BITS>(0).any());
+                                        self.borrow_late.d.next = self.ring_borrow[0].q.val();
+                                        self.redc_late.d.next = self.ring_redc[0].q.val();
+                                        self.first_late.d.next =
+                                            self.ring_redc[0].q.val() & !self.ring_count[0].q.val().any();
+                                        // −1 as all ones; a carry and a borrow are never both set.
+                                        self.digit_addend.next = 0.into();
+                                        if self.carry_in[0].q.val() | self.first_late.q.val() {
+                                            self.digit_addend.next = 1.into();
+                                        }
+                                        if self.borrow_late.q.val() {
+                                            self.digit_addend.next = self.all_ones.val();
+                                        }
+                                        self.digit_base.next = self.ring_a[ln].q.val().get_bits::<Y_BITS>(0);
+                                        if self.redc_late.q.val() {
+                                            self.digit_base.next = 0.into();
+                                        }
+                                        self.digits[0].next = self.digit_base.val() + self.digit_addend.val();
 
                                         // The ring: position 1 moves to 0; position 0's lane, its turn
                                         // taken, to 1.
@@ -425,6 +638,18 @@ impl Logic for DelayMul {
                                                 self.ring_propagate[j].d.next = false;
                                             }
                                         }
+                                        for j in 0..(self.a_in.len() - 1) {
+                                            if self.consume_one.q[j / g].val() {
+                                                self.ring_a[j].d.next = self.ring_a[ln + j + 1].q.val();
+                                                self.ring_propagate[j].d.next = self.ring_propagate[ln + j + 1].q.val();
+                                            }
+                                        }
+                                        for j in (self.a_in.len() - 1)..self.a_in.len() {
+                                            if self.consume_one.q[j / g].val() {
+                                                self.ring_a[j].d.next = 0.into();
+                                                self.ring_propagate[j].d.next = false;
+                                            }
+                                        }
                                         for j in 0..self.a_in.len() {
                                             if self.load_a.q[j / g].val() {
                                                 self.ring_a[ln + j].d.next = self.a_in[j].val();
@@ -441,11 +666,31 @@ impl Logic for DelayMul {
                                         self.ring_carry[0].d.next = self.ring_carry[1].q.val();
                                         self.ring_count[0].d.next = self.ring_count[1].q.val();
                                         self.ring_busy[0].d.next = self.ring_busy[1].q.val();
+                                        self.ring_classic[0].d.next = self.ring_classic[1].q.val();
+                                        self.ring_redc[0].d.next = self.ring_redc[1].q.val();
+                                        self.ring_decrement[0].d.next = self.ring_decrement[1].q.val();
+                                        self.ring_borrow[0].d.next = self.ring_borrow[1].q.val();
+                                        self.ring_n_prime[0].d.next = self.ring_n_prime[1].q.val();
+                                        self.ring_phase[0].d.next = self.ring_phase[1].q.val();
                                         self.ring_carry[1].d.next = self.ring_carry[0].q.val();
+                                        self.ring_borrow[1].d.next = self.ring_borrow[0].q.val();
                                         for cs in (self.consume_late.d.len() + 1)..(self.consume_late.d.len() + 2) {
                                             if self.consume.q[cs].val() {
                                                 self.ring_carry[1].d.next = self.carries[kn].val();
+                                                if self.ring_classic[0].q.val() {
+                                                    self.ring_carry[1].d.next = self.classic_carry.val();
+                                                    self.ring_borrow[1].d.next =
+                                                        self.ring_borrow[0].q.val() & !self.ring_a[0].q.val().any();
+                                                }
                                             }
+                                        }
+                                        self.ring_classic[1].d.next = self.ring_classic[0].q.val();
+                                        self.ring_redc[1].d.next = self.ring_redc[0].q.val();
+                                        self.ring_decrement[1].d.next = self.ring_decrement[0].q.val();
+                                        self.ring_n_prime[1].d.next = self.ring_n_prime[0].q.val();
+                                        self.ring_phase[1].d.next = self.ring_phase[0].q.val() + 1;
+                                        if self.ring_phase[0].q.val() == self.period_last.val() {
+                                            self.ring_phase[1].d.next = 0.into();
                                         }
                                         self.ring_count[1].d.next = self.ring_count[0].q.val() + 1;
                                         self.ring_busy[1].d.next = self.ring_busy[0].q.val() & !self.done_r.q.val();
@@ -453,6 +698,14 @@ impl Logic for DelayMul {
                                             self.ring_carry[1].d.next = false;
                                             self.ring_count[1].d.next = 0.into();
                                             self.ring_busy[1].d.next = true;
+                                            self.ring_classic[1].d.next = self.classic_in.val();
+                                            self.ring_redc[1].d.next = self.classic_in.val() & self.redc_in.val();
+                                            self.ring_decrement[1].d.next =
+                                                self.classic_in.val() & self.decrement_in.val();
+                                            self.ring_borrow[1].d.next =
+                                                self.classic_in.val() & self.decrement_in.val();
+                                            self.ring_n_prime[1].d.next = self.n_prime_in.val();
+                                            self.ring_phase[1].d.next = 0.into();
                                         }
 
                                         // The kept limbs: a drain turn shifts T's low limbs in on top.
@@ -496,27 +749,44 @@ impl Logic for DelayMul {
                                                 self.b_bank[wn + w].d.next = self.b_windows.windows[w].val();
                                             }
                                         }
-                                        for i in 0..self.h_in.len() {
+                                        for i in 0..self.m_hat_in.len() {
                                             self.h_bank[i].d.next = self.h_bank[i].q.val();
                                             self.h_bank[mn + i].d.next = self.h_bank[mn + i].q.val();
                                             if self.load_h0.q[i / g].val() {
-                                                self.h_bank[i].d.next = self.h_in[i].val();
+                                                self.h_bank[i].d.next = self.m_hat_in[i].val();
                                             }
                                             if self.load_h1.q[i / g].val() {
-                                                self.h_bank[mn + i].d.next = self.h_in[i].val();
+                                                self.h_bank[mn + i].d.next = self.m_hat_in[i].val();
                                             }
                                         }
 
                                         // The a·b products of the digits resolved a cycle ago, whose
                                         // lane's turn it is now (two cycles after its carries).
                                         for i in 0..self.consume_late.d.len() {
-                                            self.consume_late.d[i].next = self.consume.q[i].val();
+                                            self.consume_late.d[i].next =
+                                                self.consume.q[i].val() & !self.ring_classic[0].q.val();
+                                            self.consume_one.d[i].next =
+                                                self.consume.q[i].val() & self.ring_classic[0].q.val();
                                         }
                                         for cs in (self.consume_late.d.len())..(self.consume_late.d.len() + 1) {
                                             self.ab_source.d.next = self.consume.q[cs].val();
                                         }
+                                        // A classic lane's rows past row 0 multiply nothing.
                                         for i in 0..self.ab_on.d.len() {
                                             self.ab_on.d[i].next = self.ab_source.q[i].val();
+                                        }
+                                        for i in (self.ab_on.d.len() / self.digits.len())..self.ab_on.d.len() {
+                                            self.ab_on.d[i].next =
+                                                self.ab_source.q[i].val() & !self.ring_classic[1].q.val();
+                                        }
+                                        // A wide REDC's digit of C_hi, for column L's addend.
+                                        self.high_digit.next = 0.into();
+                                        if self.redc_late.q.val() & self.ab_source.q[0].val() {
+                                            self.high_digit.next = self.ring_a[ln].q.val().get_bits::<Y_BITS>(0);
+                                        }
+                                        self.high_delay[0].d.next = bit_cast::<T_BITS, Y_BITS>(self.high_digit.val());
+                                        for r in 1..self.high_delay.len() {
+                                            self.high_delay[r].d.next = self.high_delay[r - 1].q.val();
                                         }
                                         for l in 0..self.digits.len() {
                                             self.digit_copies.d[l].next = self.digits[l].val();
@@ -570,6 +840,13 @@ impl Logic for DelayMul {
                                                             }
                                                         }
                                                     }
+                                                    // Row 0 of a classic lane: its quotient.
+                                                    for h in 0..self.quotient_take.q.len() {
+                                                        if self.quotient_take.q[h].val() {
+                                                            self.row_delay[h].d.next =
+                                                                bit_cast::<X_BITS, Y_BITS>(self.quotient.p.val());
+                                                        }
+                                                    }
                                                     // Row l's DSPs: the quotient's limb l, and H's limbs of
                                                     // the lane whose quotient it is: (l + pad + 1) turns of
                                                     // the phase ago.
@@ -581,7 +858,7 @@ impl Logic for DelayMul {
                                                             self.rows[p].y.next = 0.into();
                                                         }
                                                         for l in 0..self.digits.len() {
-                                                            for i in 0..self.h_in.len() {
+                                                            for i in 0..self.m_hat_in.len() {
                                                                 self.rows[l * cn + l + i].x.next = self.row_delay
                                                                     [(l * sn + l + pn) * gn + i / gd]
                                                                     .q
@@ -604,6 +881,9 @@ impl Logic for DelayMul {
                                             self.addends.base[j].next = 0.into();
                                             self.rows[j].c.next = self.addends.addends[j].val();
                                         }
+                                        for hl in (self.high_delay.len() - 1)..self.high_delay.len() {
+                                            self.addends.base[ln].next = self.high_delay[hl].q.val();
+                                        }
                                         for p in (self.t_r.len())..self.rows.len() {
                                             self.rows[p].c.next = self.rows[p - cn].p.val();
                                         }
@@ -613,17 +893,38 @@ impl Logic for DelayMul {
                                             }
                                         }
 
-                                        // The loop: stage A adds T's high limbs (none in a first step),
-                                        // stage B passes each sum's carry up a limb.
+                                        // The loop: stage A adds T's limbs from k up (a step), 1 up (a
+                                        // classic products turn), 0 up (a classic turn that holds T)
+                                        // or none (a first step); stage B passes each sum's carry up
+                                        // a limb.
                                         for j in 0..self.t_r.len() {
-                                            self.y_r[j].d.next = self.redistribute.t_next[j].val();
-                                            self.s_r[j].d.next = self.y_r[j].q.val();
+                                            self.t_shifted[j].next = 0.into();
                                         }
                                         for j in 0..(self.t_r.len() - self.digits.len()) {
-                                            if !self.fresh.q[j / g].val() {
-                                                self.s_r[j].d.next = self.y_r[j].q.val() + self.t_r[j + kn].q.val();
+                                            self.t_shifted[j].next = self.t_r[j + kn].q.val();
+                                        }
+                                        for j in 0..self.t_r.len() {
+                                            if self.hold.q[j / g].val() {
+                                                self.t_shifted[j].next = self.t_r[j].q.val();
+                                            }
+                                            if self.near.q[j / g].val() {
+                                                self.t_shifted[j].next = 0.into();
                                             }
                                         }
+                                        for j in 0..(self.t_r.len() - 1) {
+                                            if self.near.q[j / g].val() & !self.hold.q[j / g].val() {
+                                                self.t_shifted[j].next = self.t_r[j + 1].q.val();
+                                            }
+                                        }
+                                        for j in 0..self.t_r.len() {
+                                            self.y_r[j].d.next = self.redistribute.t_next[j].val();
+                                            self.s_r[j].d.next = self.y_r[j].q.val() + self.t_shifted[j].val();
+                                        }
+                                        // The classic quotient: lo17(s_0)·N′ of the lane whose turn it
+                                        // was, taken by row 0 at its next turn.
+                                        self.quotient.x.next = self.s_r[0].q.val().get_bits::<Y_BITS>(0);
+                                        self.quotient.y.next = self.ring_n_prime[1].q.val();
+                                        self.quotient.c.next = 0.into();
                                         self.t_r[0].d.next = self.s_r[0].q.val() & self.low_bits.val();
                                         for j in 1..self.t_r.len() {
                                             self.t_r[j].d.next = (self.s_r[j].q.val() & self.low_bits.val())

@@ -5,7 +5,8 @@
 
 use ecrt_golden::hw::{exact_limbs, ClassicOp, ClassicPass, FoldContext, FoldShape, FoldValue, Multiplicand};
 use ecrt_golden::prime::random_odd;
-use ecrt_sim::deep_mul::{DeepMulSim, LaneJob};
+use ecrt_sim::deep_mul::DeepMulSim;
+use ecrt_sim::lane_mul::LaneJob;
 use ecrt_sim::BuildOptions;
 use num_bigint::RandBigInt;
 use rand::SeedableRng;
