@@ -5,7 +5,9 @@
 use crate::config::AcceleratorConfig;
 pub use crate::interface::{KeyLoad, Load, LoadTarget};
 use crate::limbs::to_limbs;
-use ecrt_golden::hw::{EcrtHwKey, FoldContext, FoldEcrtKey, FoldShape, HwError, MontgomeryContext, PrimeConstants};
+use ecrt_golden::hw::{
+    ClassicShape, EcrtHwKey, FoldContext, FoldEcrtKey, FoldMultiplier, HwError, MontgomeryContext, PrimeConstants,
+};
 use ecrt_golden::PrivateKey;
 use num_bigint::BigUint;
 
@@ -108,28 +110,28 @@ impl SlotKey {
     }
 }
 
+/// M̂'s exact limbs (the delayed fold's H), as many as the modulus has.
+fn m_hat_loads(fold: &impl FoldMultiplier) -> Vec<Load> {
+    fold.m_hat_limbs().iter().map(|&l| (LoadTarget::MHat, l)).collect()
+}
+
 /// Every load of a private key into a decryption core: each path's three moduli and their
 /// inverses, R³ and R mod p², t·R mod n, the exponent p − 1 in `window_bits`-bit windows, and
-/// the folding multiplier's M̂.
-pub fn decryption_key_loads(key: &FoldEcrtKey, window_bits: usize) -> Vec<KeyLoad> {
+/// the folding multiplier's M̂ (the delayed fold's H).
+pub fn decryption_key_loads<M: FoldMultiplier>(key: &FoldEcrtKey<M>, window_bits: usize) -> Vec<KeyLoad> {
     let classic = key.classic();
     let mut loads = Vec::new();
     for (path, prime, fold) in [(false, classic.prime_p(), key.fold_p()), (true, classic.prime_q(), key.fold_q())] {
-        let mut path_loads = prime_path_loads(classic, fold.shape(), prime, window_bits);
+        let mut path_loads = prime_path_loads(classic, &fold.classic_shape(), prime, window_bits);
         path_loads.extend(m_hat_loads(fold));
         loads.extend(path_loads.into_iter().map(|(t, d)| (path, t, d)));
     }
     loads
 }
 
-/// M̂'s exact limbs, as many as the modulus has.
-fn m_hat_loads(fold: &FoldContext) -> Vec<Load> {
-    fold.m_hat().iter().map(|&l| (LoadTarget::MHat, l)).collect()
-}
-
 /// One path's loads, each register as wide as the RTL's: the moduli of the classic passes and the
 /// constants as the multiplier's operands take them, n as the final correction does (S limbs).
-fn prime_path_loads(key: &EcrtHwKey, shape: &FoldShape, prime: &PrimeConstants, window_bits: usize) -> Vec<Load> {
+fn prime_path_loads(key: &EcrtHwKey, shape: &ClassicShape, prime: &PrimeConstants, window_bits: usize) -> Vec<Load> {
     let (ctx, m, l) = (prime.ctx(), shape.modulus_limbs, shape.operand_limbs);
     let mut loads = modulus_loads(ctx, LoadTarget::Modulus, LoadTarget::NPrime, m);
     loads.extend(modulus_loads(prime.divider().ctx(), LoadTarget::ModulusDiv, LoadTarget::NPrimeDiv, m));

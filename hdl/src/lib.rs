@@ -36,6 +36,7 @@ testing::clocked!(
     exponentiation::slot_control::SlotControl,
     exponentiation::modexp::ModExp,
     exponentiation::lane_exp::LaneExp,
+    exponentiation::lane_exp::DelayExp,
     decryption::correction::Correction,
     decryption::decrypt_core::DecryptCore,
     decryption::deep_core::DeepCore,

@@ -27,8 +27,8 @@ use num_traits::Zero;
 use rand::{rngs::StdRng, SeedableRng};
 
 use super::{
-    check_digit_bits, exp_in_domain, ClassicOp, DomainMultiplier, ExactDivider, ExpTrace, FoldContext, FoldValue,
-    HwError, MontMulTrace, MontgomeryContext, Schedule, LIMB_BITS,
+    check_digit_bits, exp_in_domain, ClassicOp, DelayedFoldContext, DomainMultiplier, ExactDivider, ExpTrace,
+    FoldContext, FoldMultiplier, FoldValue, HwError, MontMulTrace, MontgomeryContext, Schedule, LIMB_BITS,
 };
 use crate::prime::{is_probable_prime, mod_inverse};
 
@@ -338,7 +338,8 @@ impl EcrtHwKey {
 }
 
 /// The decryption datapath with the exponentiations on the folding multiplier
-/// ([`FoldContext`], k limbs per step), the model of the accelerator's high-radix core.
+/// ([`FoldContext`], k limbs per step), the model of the accelerator's high-radix core; or on the
+/// delayed-quotient one ([`DelayedEcrtKey`]).
 ///
 /// Everything outside the exponentiation needs an exact quotient and runs as classic
 /// digit-serial passes ([`ClassicPass`](super::ClassicPass), the same multiplier's first row),
@@ -352,11 +353,16 @@ impl EcrtHwKey {
 /// exist). They are 4 passes of about 1,260
 /// multiplications per prime.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FoldEcrtKey {
+pub struct FoldEcrtKey<M = FoldContext> {
     classic: EcrtHwKey,
-    fold_p: FoldContext,
-    fold_q: FoldContext,
+    fold_p: M,
+    fold_q: M,
 }
+
+/// The decryption datapath with the exponentiations on the delayed-quotient multiplier
+/// ([`DelayedFoldContext`]: k limbs per step, the quotient d steps late, X = 2^(17k(d+1)+3)·p²,
+/// R = 2^(17k·(n−1)) with n = m + d, so X ≤ R/2 still).
+pub type DelayedEcrtKey = FoldEcrtKey<DelayedFoldContext>;
 
 impl FoldEcrtKey {
     /// Prepares p, q for k limbs per step and an exponent schedule. Both folding multipliers
@@ -364,24 +370,7 @@ impl FoldEcrtKey {
     ///
     /// Errors: those of [`EcrtHwKey::new`], and k outside 1..=16.
     pub fn new(p: &BigUint, q: &BigUint, limbs_per_step: usize, schedule: Schedule) -> Result<Self, HwError> {
-        let width = 2 * p.bits() as usize;
-        let (mut p_squared, mut q_squared) = (p * p, q * q);
-        let fold_p = FoldContext::with_width(&p_squared, width, limbs_per_step);
-        let fold_q = FoldContext::with_width(&q_squared, width, limbs_per_step);
-        // The contexts keep (and wipe) their own copies.
-        crate::key::wipe(&mut p_squared);
-        crate::key::wipe(&mut q_squared);
-        let (fold_p, fold_q) = (fold_p?, fold_q?);
-        let shape = fold_p.shape();
-        let classic = EcrtHwKey::with_digits(
-            p,
-            q,
-            LIMB_BITS,
-            shape.classic_digits(),
-            shape.classic_steps(ClassicOp::Decremented),
-            schedule,
-        )?;
-        Ok(Self { classic, fold_p, fold_q })
+        Self::with_contexts(p, q, schedule, |modulus, width| FoldContext::with_width(modulus, width, limbs_per_step))
     }
 
     /// The same key with the folding multipliers' B held as `multiplicand` (24×17 products with
@@ -392,19 +381,66 @@ impl FoldEcrtKey {
         self.fold_q = self.fold_q.with_multiplicand(multiplicand);
         self
     }
+}
 
-    /// The classic parts: the constants of both paths and of n, over k·(m − 1) digits.
+impl DelayedEcrtKey {
+    /// Prepares p, q for the delayed-quotient multiplier of k limbs per step and a quotient delay
+    /// of d steps. Errors: those of [`FoldEcrtKey::new`], and d out of range.
+    pub fn delayed(
+        p: &BigUint,
+        q: &BigUint,
+        limbs_per_step: usize,
+        quotient_delay: usize,
+        schedule: Schedule,
+    ) -> Result<Self, HwError> {
+        Self::with_contexts(p, q, schedule, |modulus, width| {
+            DelayedFoldContext::new(modulus, width, limbs_per_step, quotient_delay)
+        })
+    }
+
+    /// The same key with B held as `multiplicand` (as [`FoldEcrtKey::with_multiplicand`]).
+    pub fn with_multiplicand(mut self, multiplicand: super::Multiplicand) -> Self {
+        self.fold_p = self.fold_p.with_multiplicand(multiplicand);
+        self.fold_q = self.fold_q.with_multiplicand(multiplicand);
+        self
+    }
+}
+
+impl<M: FoldMultiplier> FoldEcrtKey<M> {
+    /// The key with multipliers mod p² and q² from `context` (modulus, width in bits), both
+    /// sized for 2·|p|-bit moduli, and classic passes over their classic shape's digits.
+    fn with_contexts(
+        p: &BigUint,
+        q: &BigUint,
+        schedule: Schedule,
+        context: impl Fn(&BigUint, usize) -> Result<M, HwError>,
+    ) -> Result<Self, HwError> {
+        let width = 2 * p.bits() as usize;
+        let (mut p_squared, mut q_squared) = (p * p, q * q);
+        let fold_p = context(&p_squared, width);
+        let fold_q = context(&q_squared, width);
+        // The contexts keep (and wipe) their own copies.
+        crate::key::wipe(&mut p_squared);
+        crate::key::wipe(&mut q_squared);
+        let (fold_p, fold_q) = (fold_p?, fold_q?);
+        let shape = fold_p.classic_shape();
+        let classic =
+            EcrtHwKey::with_digits(p, q, LIMB_BITS, shape.digits, shape.steps(ClassicOp::Decremented), schedule)?;
+        Ok(Self { classic, fold_p, fold_q })
+    }
+
+    /// The classic parts: the constants of both paths and of n, over the classic digits.
     pub fn classic(&self) -> &EcrtHwKey {
         &self.classic
     }
 
     /// The folding multiplier mod p².
-    pub fn fold_p(&self) -> &FoldContext {
+    pub fn fold_p(&self) -> &M {
         &self.fold_p
     }
 
     /// The folding multiplier mod q².
-    pub fn fold_q(&self) -> &FoldContext {
+    pub fn fold_q(&self) -> &M {
         &self.fold_q
     }
 
@@ -673,6 +709,32 @@ mod tests {
                     }
                     let cost = crate::hw::schedule_cost(schedule, hw.classic().exp_bits()).unwrap();
                     assert_eq!((t.p.exp.multiplications, t.p.exp.dependent_steps), cost);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn delayed_datapath_decrypts_like_the_classic_one() {
+        let mut rng = StdRng::seed_from_u64(46);
+        for key_bits in [64u64, 512] {
+            let (p, q) = key(key_bits, &mut rng);
+            let (n, n2) = (&p * &q, &p * &q * &p * &q);
+            for (k, d, schedule) in [
+                (1, 3, Schedule::FixedWindow { window_bits: 3 }),
+                (3, 4, Schedule::FixedWindow { window_bits: 5 }),
+                (8, 6, Schedule::RightToLeft { segments: 2 }),
+            ] {
+                let hw =
+                    DelayedEcrtKey::delayed(&p, &q, k, d, schedule).unwrap().with_multiplicand(Multiplicand::Windows);
+                assert_eq!(hw.classic().digits(), hw.fold_p().shape().classic_digits());
+                for c in [BigUint::one(), &n2 - 1u32, random_unit(&n, &n2, &mut rng)] {
+                    let t = hw.decrypt_trace(&c).unwrap();
+                    assert_eq!(t.result, textbook(&p, &q, &c), "{key_bits} bits, k = {k}, d = {d}, {schedule:?}");
+                    for (path, fold, prime) in [(&t.p, hw.fold_p(), &p), (&t.q, hw.fold_q(), &q)] {
+                        assert!(fold.in_range(&path.exp.result));
+                        assert!(!path.x.is_zero() && path.x < prime * prime, "x fully reduced");
+                    }
                 }
             }
         }

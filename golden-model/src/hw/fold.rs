@@ -45,6 +45,7 @@ use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
 use super::exponent::DomainMultiplier;
+use super::fold_classic::ClassicShape;
 use super::wide::{self, Multiplicand, LIMB_BITS};
 use super::{to_digits, HwError, MontgomeryContext};
 
@@ -442,6 +443,24 @@ macro_rules! fold_domain_multiplier {
 pub(crate) use fold_domain_multiplier;
 
 fold_domain_multiplier!(FoldContext);
+
+/// A folding multiplier as the decryption datapath's hardware holds it: the sizes its classic
+/// passes run on, and the constant its loop DSPs multiply the quotient by.
+pub trait FoldMultiplier: DomainMultiplier<Value = FoldValue> {
+    /// The sizes of its classic passes.
+    fn classic_shape(&self) -> ClassicShape;
+    /// M̂'s exact limbs (the delayed fold's H), as many as the modulus has.
+    fn m_hat_limbs(&self) -> &[u64];
+}
+
+impl FoldMultiplier for FoldContext {
+    fn classic_shape(&self) -> ClassicShape {
+        ClassicShape::from(self.shape())
+    }
+    fn m_hat_limbs(&self) -> &[u64] {
+        self.m_hat()
+    }
+}
 
 /// Checks a folding multiplier's product `got` of a and b: below the bound X, in normalized limbs
 /// (< 2^17 + 3), and a·b·R^(−1) mod N with R = 2^(17·`digits`), computed independently.

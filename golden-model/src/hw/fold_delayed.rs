@@ -46,7 +46,10 @@
 use num_bigint::BigUint;
 
 use super::exponent::DomainMultiplier;
-use super::fold::{column_sums, fold_domain_multiplier, redistribute, scaled_inverse, FoldValue, MAX_LIMBS_PER_STEP};
+use super::fold::{
+    column_sums, fold_domain_multiplier, redistribute, scaled_inverse, FoldMultiplier, FoldValue, MAX_LIMBS_PER_STEP,
+};
+use super::fold_classic::ClassicShape;
 use super::wide::{Multiplicand, LIMB_BITS};
 use super::{to_digits, HwError, MontgomeryContext};
 
@@ -279,6 +282,15 @@ pub(super) fn loop_step(t: &[u64], y: &[u64], shift: usize) -> Vec<u64> {
 }
 
 fold_domain_multiplier!(DelayedFoldContext);
+
+impl FoldMultiplier for DelayedFoldContext {
+    fn classic_shape(&self) -> ClassicShape {
+        ClassicShape::from(self.shape())
+    }
+    fn m_hat_limbs(&self) -> &[u64] {
+        self.h()
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -36,15 +36,17 @@ pub mod montgomery;
 pub mod wide;
 
 pub use ecrt::{
-    postprocess_cost, EcrtHwKey, EcrtTrace, FoldEcrtKey, PostprocessCost, Postprocessing, PrimeConstants,
-    PrimePathTrace,
+    postprocess_cost, DelayedEcrtKey, EcrtHwKey, EcrtTrace, FoldEcrtKey, PostprocessCost, Postprocessing,
+    PrimeConstants, PrimePathTrace,
 };
 pub use exact_div::{ExactDivTrace, ExactDivider};
 pub use exponent::{
     exp_in_domain, mont_exp, schedule_cost, segment_ranges, DomainMultiplier, ExpStates, ExpTrace, RtlState, RtlStep,
     Schedule, WindowStep, MAX_WINDOW_BITS,
 };
-pub use fold::{limbs_value, FoldContext, FoldShape, FoldStep, FoldTrace, FoldValue, MAX_LIMBS_PER_STEP};
+pub use fold::{
+    limbs_value, FoldContext, FoldMultiplier, FoldShape, FoldStep, FoldTrace, FoldValue, MAX_LIMBS_PER_STEP,
+};
 pub use fold_classic::{
     exact_limbs, ClassicOp, ClassicPass, ClassicShape, ClassicStep, ClassicTrace, DeepClassicTrace, DelayedClassicTrace,
 };

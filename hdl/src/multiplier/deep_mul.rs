@@ -217,6 +217,11 @@ pub struct DeepMul {
 }
 
 impl DeepMul {
+    /// Its lanes: k + 3.
+    pub fn lanes(shape: &FoldShape) -> usize {
+        shape.deep_lanes()
+    }
+
     /// The multiplier for `shape`.
     pub fn new(shape: &FoldShape) -> Self {
         let FoldShape { limbs_per_step: k, steps, operand_limbs, modulus_limbs, columns } = *shape;

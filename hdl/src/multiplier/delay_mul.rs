@@ -52,7 +52,7 @@ use crate::fanout::{copies, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::b_windows::BWindows;
 use crate::multiplier::column_addends::{tree_levels, ColumnAddends};
-use crate::multiplier::deep_mul::DSPS_PER_COPY;
+use crate::multiplier::deep_mul::{DSPS_PER_COPY, LANE_BITS};
 use crate::multiplier::mul_add::{
     CascadeMulAdd, PipelinedWindowMul, RegisteredQuotientMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS,
 };
@@ -114,6 +114,16 @@ impl DelayTiming {
     pub fn classic_cycles(&self, shape: &DelayedShape, op: ClassicOp) -> usize {
         2 * (self.classic_products_end(shape, op) + self.quotient_delay + 2)
     }
+
+    /// Cycles of one prime's decryption path in a lane, each multiplication loaded as the one
+    /// before shows its result: the wide REDC, ×R³ and the exponentiation's `exp_multiplications`
+    /// in the folding mode, the way out, the exact division and ×t·R mod n.
+    pub fn path_cycles(&self, shape: &DelayedShape, exp_multiplications: usize) -> usize {
+        self.classic_cycles(shape, ClassicOp::WideRedc)
+            + (1 + exp_multiplications) * self.cycles(shape)
+            + 2 * self.classic_cycles(shape, ClassicOp::Multiply)
+            + self.classic_cycles(shape, ClassicOp::Decremented)
+    }
 }
 
 /// Sets of copies a source register may load: at most [`MAX_REGISTER_FANOUT`] copies a set.
@@ -134,9 +144,13 @@ pub struct DelayMul {
     /// The clock.
     pub clock: Signal<In, Clock>,
     /// The lane whose turn it is: `done`, `busy` and `result` are its, and a load is its.
-    pub lane: Signal<Out, bool>,
+    pub lane: Signal<Out, Bits<LANE_BITS>>,
     /// The lane whose turn is next may load then: it is idle, or its result shows then.
     pub next_free: Signal<Out, bool>,
+    /// The lane whose turn is three cycles from now (the next turn's) will be idle or finishing
+    /// then, unless it loads at its next turn (what `next_free` will say of it two cycles from
+    /// now), for a user that prepares a load that far ahead.
+    pub free_ahead: Signal<Out, bool>,
     /// Load the lane whose turn is next in the next cycle, with the operands given then (ignored
     /// unless `next_free`).
     pub start_next: Signal<In, bool>,
@@ -172,6 +186,7 @@ pub struct DelayMul {
     first_kept: Constant<Bits<COUNT_BITS>>,
     last_kept: Constant<Bits<COUNT_BITS>>,
     finish: Constant<Bits<COUNT_BITS>>,
+    before_finish: Constant<Bits<COUNT_BITS>>,
     all_ones: Constant<Bits<Y_BITS>>,
     low_bits: Constant<Bits<T_BITS>>,
     // A classic pass's: the last turn of a step, the turns of its products and of its quotient's
@@ -183,9 +198,11 @@ pub struct DelayMul {
     classic_digits_end: Constant<Bits<COUNT_BITS>>,
     classic_products_end: Constant<Bits<COUNT_BITS>>,
     classic_finish: Constant<Bits<COUNT_BITS>>,
+    classic_before_finish: Constant<Bits<COUNT_BITS>>,
     decremented_digits_end: Constant<Bits<COUNT_BITS>>,
     decremented_products_end: Constant<Bits<COUNT_BITS>>,
     decremented_finish: Constant<Bits<COUNT_BITS>>,
+    decremented_before_finish: Constant<Bits<COUNT_BITS>>,
     // The lane whose turn it is, and a copy per row (of both kinds of DSPs) and group of
     // LIMBS_PER_COPY limbs or windows of the selects into the banks: index l·C + c.
     phase: Toggles,
@@ -212,6 +229,7 @@ pub struct DelayMul {
     digits_end: Signal<Local, Bits<COUNT_BITS>>,
     products_end: Signal<Local, Bits<COUNT_BITS>>,
     lane_finish: Signal<Local, Bits<COUNT_BITS>>,
+    lane_before_finish: Signal<Local, Bits<COUNT_BITS>>,
     first_next: Signal<Local, bool>,
     classic_steps_next: Signal<Local, bool>,
     products_next: Signal<Local, bool>,
@@ -292,6 +310,11 @@ pub struct DelayMul {
 }
 
 impl DelayMul {
+    /// Its lanes: two.
+    pub fn lanes(_shape: &DelayedShape) -> usize {
+        2
+    }
+
     /// The multiplier for `shape`, whose quotient delay must be [`DelayTiming`]'s for its k.
     pub fn new(shape: &DelayedShape) -> Self {
         let DelayedShape { limbs_per_step: k, quotient_delay: d, steps, operand_limbs, modulus_limbs, columns } =
@@ -316,6 +339,7 @@ impl DelayMul {
             clock: Default::default(),
             lane: Default::default(),
             next_free: Default::default(),
+            free_ahead: Default::default(),
             start_next: Default::default(),
             a_in: many(operand_limbs),
             b_in: many(operand_limbs),
@@ -335,6 +359,7 @@ impl DelayMul {
             first_kept: at(lead + steps),
             last_kept: at(lead + steps + d - 1),
             finish: at(lead + steps + d),
+            before_finish: at(lead + steps + d - 1),
             all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
             low_bits: Constant::new(((1u64 << Y_BITS) - 1).into()),
             period_last: phase(timing.period() - 1),
@@ -343,9 +368,11 @@ impl DelayMul {
             classic_digits_end: at(classic_end - lead),
             classic_products_end: at(classic_end),
             classic_finish: at(classic_end + d + 1),
+            classic_before_finish: at(classic_end + d),
             decremented_digits_end: at(decremented_end - lead),
             decremented_products_end: at(decremented_end),
             decremented_finish: at(decremented_end + d + 1),
+            decremented_before_finish: at(decremented_end + d),
             phase: Toggles::new(1),
             h_select: Toggles::new(k * copies(modulus_limbs)),
             b_select: Toggles::new(k * copies(windows)),
@@ -364,6 +391,7 @@ impl DelayMul {
             digits_end: Default::default(),
             products_end: Default::default(),
             lane_finish: Default::default(),
+            lane_before_finish: Default::default(),
             first_next: Default::default(),
             classic_steps_next: Default::default(),
             products_next: Default::default(),
@@ -496,7 +524,10 @@ impl Logic for DelayMul {
             self.t_r[j].clock.next = self.clock.val();
         }
 
-        self.lane.next = self.phase.q[0].val();
+        self.lane.next = 0.into();
+        if self.phase.q[0].val() {
+            self.lane.next = 1.into();
+        }
 
         // The sizes as loop variables: rust-hdl indexes with loop variables only.
         for ln in (self.a_in.len())..(self.a_in.len() + 1) {
@@ -511,18 +542,25 @@ impl Logic for DelayMul {
                                         self.digits_end.next = self.classic_digits_end.val();
                                         self.products_end.next = self.classic_products_end.val();
                                         self.lane_finish.next = self.finish.val();
+                                        self.lane_before_finish.next = self.before_finish.val();
                                         if self.ring_classic[1].q.val() {
                                             self.lane_finish.next = self.classic_finish.val();
+                                            self.lane_before_finish.next = self.classic_before_finish.val();
                                         }
                                         if self.ring_decrement[1].q.val() {
                                             self.digits_end.next = self.decremented_digits_end.val();
                                             self.products_end.next = self.decremented_products_end.val();
                                             self.lane_finish.next = self.decremented_finish.val();
+                                            self.lane_before_finish.next = self.decremented_before_finish.val();
                                         }
                                         self.finishing.next = self.ring_busy[1].q.val()
                                             & (self.ring_count[1].q.val() == self.lane_finish.val());
                                         self.done_next.next = self.finishing.val();
                                         self.next_free.next = !self.ring_busy[1].q.val() | self.finishing.val();
+                                        self.free_ahead.next = !self.start_next.val()
+                                            & (!self.ring_busy[1].q.val()
+                                                | self.finishing.val()
+                                                | (self.ring_count[1].q.val() == self.lane_before_finish.val()));
                                         self.load.next = self.start_next.val() & self.next_free.val();
                                         self.load_a.d.next = self.load.val();
                                         self.load_state.d.next = self.load.val();

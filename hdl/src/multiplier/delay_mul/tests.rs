@@ -95,7 +95,7 @@ fn run_and_check(shape: &DelayedShape, rounds: Vec<[Job; 2]>, what: &str) {
     let mut announced = [0usize; 2];
     let mut loading: Option<usize> = None;
     let trace: Vec<Cycle> = simulate(DelayMul::new(shape), cycles, move |uut, _| {
-        let lane = usize::from(uut.lane.val());
+        let lane = uut.lane.val().index();
         let loaded = loading == Some(lane);
         if loaded {
             let job = &jobs[announced[lane] - 1][lane];
