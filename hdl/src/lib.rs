@@ -40,6 +40,7 @@ testing::clocked!(
     decryption::correction::Correction,
     decryption::decrypt_core::DecryptCore,
     decryption::deep_core::DeepCore,
+    decryption::deep_core::DelayCore,
     shell::registers::Registers,
     shell::stream_in::StreamIn,
     shell::stream_out::StreamOut,
