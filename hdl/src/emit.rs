@@ -8,7 +8,7 @@
 //! core on them, for their own tests and benchmarks.
 
 use crate::config::{AcceleratorConfig, ConfigError};
-use crate::decryption::deep_core::DeepCore;
+use crate::decryption::deep_core::{DeepCore, DelayCore};
 use crate::exponentiation::lane_exp::LaneExp;
 use crate::exponentiation::modexp::ModExp;
 use crate::interface::{REGISTERS, VERSION_MAJOR, VERSION_MINOR};
@@ -180,6 +180,17 @@ pub fn emit_deep_core(shape: &FoldShape, exponent_bits: usize, window_bits: usiz
     let shape = *shape;
     generate(move || {
         let mut uut = DeepCore::new(&shape, exponent_bits, window_bits);
+        uut.connect_all();
+        generate_verilog(&uut)
+    })
+}
+
+/// Generates a decryption core on the delayed-quotient multiplier's two lanes alone (exponents
+/// of `exponent_bits` bits in windows of `window_bits`): the Verilog, top module `top`.
+pub fn emit_delay_core(shape: &DelayedShape, exponent_bits: usize, window_bits: usize) -> String {
+    let shape = *shape;
+    generate(move || {
+        let mut uut = DelayCore::new(&shape, exponent_bits, window_bits);
         uut.connect_all();
         generate_verilog(&uut)
     })

@@ -1,11 +1,12 @@
-//! A decryption core on the deep loop's lanes ([`ecrt_hdl::decryption::deep_core::DeepCore`])
+//! A decryption core on the deep loop's lanes ([`ecrt_hdl::decryption::deep_core::DeepCore`]),
+//! or on the delayed-quotient multiplier's ([`ecrt_hdl::decryption::deep_core::DelayCore`]),
 //! alone at full width in Verilator: a key loaded, ciphertexts shifted in and started whenever the
 //! core is ready, plaintexts taken as they come.
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
 use ecrt_contract::host::KeyLoad;
-use ecrt_golden::hw::FoldShape;
-use ecrt_hdl::emit::emit_deep_core;
+use ecrt_golden::hw::{DelayedShape, FoldShape};
+use ecrt_hdl::emit::{emit_deep_core, emit_delay_core};
 
 struct Ports {
     key_load: PortId,
@@ -35,7 +36,7 @@ pub struct Decrypted {
     pub latency: u64,
 }
 
-/// A Verilator model of the deep-loop decryption core of one shape, exponent size and window.
+/// A Verilator model of a lanes decryption core of one shape, exponent size and window.
 pub struct DeepCoreSim {
     model: Model,
     ports: Ports,
@@ -43,9 +44,23 @@ pub struct DeepCoreSim {
 }
 
 impl DeepCoreSim {
-    /// Emits the core and builds (or loads from the cache) its Verilator model.
+    /// Emits the deep loop's core and builds (or loads from the cache) its Verilator model.
     pub fn build(shape: &FoldShape, exponent_bits: usize, window_bits: usize, options: &BuildOptions) -> Result<Self> {
-        let spec = ModelSpec::from_verilog(emit_deep_core(shape, exponent_bits, window_bits), "top")?;
+        Self::from_verilog(emit_deep_core(shape, exponent_bits, window_bits), shape.classic_digits(), options)
+    }
+
+    /// Emits the delayed-quotient multiplier's core and builds (or loads) its Verilator model.
+    pub fn build_delay(
+        shape: &DelayedShape,
+        exponent_bits: usize,
+        window_bits: usize,
+        options: &BuildOptions,
+    ) -> Result<Self> {
+        Self::from_verilog(emit_delay_core(shape, exponent_bits, window_bits), shape.classic_digits(), options)
+    }
+
+    fn from_verilog(verilog: String, digits: usize, options: &BuildOptions) -> Result<Self> {
+        let spec = ModelSpec::from_verilog(verilog, "top")?;
         let model = Model::build(&spec, options)?;
         let id = |name: &str| model.port_id(name);
         let ports = Ports {
@@ -63,7 +78,7 @@ impl DeepCoreSim {
             result_limb: id("result_limb")?,
             result_take: id("result_take")?,
         };
-        Ok(DeepCoreSim { model, ports, digits: shape.classic_digits() })
+        Ok(DeepCoreSim { model, ports, digits })
     }
 
     /// Loads a key, a load a cycle (`ecrt_contract::host::decryption_key_loads`).

@@ -1,7 +1,7 @@
 //! Yosys `sta` through LUT RAM: the paths the timing script must not lose.
 
 use ecrt_golden::hw::FoldShape;
-use ecrt_hdl::emit::{emit_deep_core, emit_deep_mul, emit_delay_mul, emit_lane_exp};
+use ecrt_hdl::emit::{emit_deep_core, emit_deep_mul, emit_delay_core, emit_delay_mul, emit_lane_exp};
 use ecrt_hdl::multiplier::delay_mul::DelayTiming;
 use ecrt_sim::{logic_delay, EstimateOptions, TimingEstimate};
 
@@ -132,6 +132,14 @@ fn the_default_deep_loop_multiplier_stays_within_the_stage_budget() {
 #[test]
 fn the_delayed_quotient_multiplier_stays_within_the_stage_budget() {
     let t = delay(&emit_delay_mul(&DelayTiming::shape(128, 3).unwrap()));
+    assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
+}
+
+/// The delay engine's core: the lanes engine's core, its unit and its paths' sequencer on the
+/// delayed-quotient multiplier (k = 3, 5-bit windows).
+#[test]
+fn the_delay_core_stays_within_the_stage_budget() {
+    let t = delay(&emit_delay_core(&DelayTiming::shape(128, 3).unwrap(), 40, 5));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
 }
 
