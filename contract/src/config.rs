@@ -23,6 +23,8 @@ pub enum ConfigError {
     SegmentedWindowBits(usize),
     #[error("the lanes engine runs the windows schedule with windows of 2 to 6 bits and keeps k + 5 tables of 2^w entries in 1,024: not the {0} with k = {1} (the slots engine, `--engine slots`, runs it)")]
     LanesSchedule(String, usize),
+    #[error("the delay engine runs the windows schedule with windows of 2 to 6 bits: not the {0} (the slots engine, `--engine slots`, runs it)")]
+    DelaySchedule(String),
 }
 
 /// How an exponentiation turns the exponent's bits into Montgomery multiplications.
@@ -92,17 +94,21 @@ pub enum Engine {
     /// per pair of lanes, ⌊(k + 3)/2⌋ a core.
     #[default]
     Lanes,
+    /// The delayed-quotient multiplier's two lanes, p's path and q's: one decryption in flight a
+    /// core, each of its multiplications in about a third of the deep loop's cycles.
+    Delay,
 }
 
 impl Engine {
-    /// Both engines, the two-slot one first.
-    pub const ALL: [Engine; 2] = [Engine::Slots, Engine::Lanes];
+    /// Every engine, the two-slot one first.
+    pub const ALL: [Engine; 3] = [Engine::Slots, Engine::Lanes, Engine::Delay];
 
     /// The name the command line and the reports use.
     pub fn name(self) -> &'static str {
         match self {
             Engine::Slots => "slots",
             Engine::Lanes => "lanes",
+            Engine::Delay => "delay",
         }
     }
 
@@ -144,7 +150,7 @@ impl std::str::FromStr for Engine {
         Self::ALL
             .into_iter()
             .find(|engine| engine.name() == s)
-            .ok_or_else(|| format!("unknown engine `{s}`: `slots` or `lanes`"))
+            .ok_or_else(|| format!("unknown engine `{s}`: `slots`, `lanes` or `delay`"))
     }
 }
 
@@ -243,6 +249,9 @@ impl AcceleratorConfig {
         if self.engine == Engine::Lanes && !self.lanes_run() {
             return Err(ConfigError::LanesSchedule(self.schedule_label(), self.digits_per_step));
         }
+        if self.engine == Engine::Delay && !self.windows_of_two_bits_or_more() {
+            return Err(ConfigError::DelaySchedule(self.schedule_label()));
+        }
         Ok(())
     }
 
@@ -250,7 +259,12 @@ impl AcceleratorConfig {
     /// of 2^w entries in the lane's 1,024-entry block RAM.
     pub fn lanes_run(&self) -> bool {
         let lane_tables = (self.digits_per_step + 5) << self.window_bits;
-        self.schedule == ExponentSchedule::Windows && self.window_bits >= 2 && lane_tables <= 1024
+        self.windows_of_two_bits_or_more() && lane_tables <= 1024
+    }
+    /// The windows schedule with windows of 2 bits or more: what a lane's sequencer runs (the delay
+    /// engine's two lanes keep 4 tables of at most 64 entries).
+    fn windows_of_two_bits_or_more(&self) -> bool {
+        self.schedule == ExponentSchedule::Windows && self.window_bits >= 2
     }
     /// Bits of the exponentiation moduli p² and q².
     pub fn modulus_bits(&self) -> usize {
@@ -265,11 +279,24 @@ impl AcceleratorConfig {
         ecrt_golden::hw::FoldShape::new(self.modulus_bits(), self.digits_per_step.clamp(1, MAX_DIGITS_PER_STEP))
             .expect("a validated configuration has a shape")
     }
+    /// The delay engine's multiplier's sizes: k limbs per step, its pipeline's quotient delay d.
+    pub fn delayed_shape(&self) -> ecrt_golden::hw::DelayedShape {
+        ecrt_golden::hw::DelayTiming::shape(self.modulus_bits(), self.digits_per_step.clamp(1, MAX_DIGITS_PER_STEP))
+            .expect("a validated configuration has a shape")
+    }
+    /// The delay engine's multiplier's pipeline.
+    pub fn delay_timing(&self) -> ecrt_golden::hw::DelayTiming {
+        ecrt_golden::hw::DelayTiming::new(self.digits_per_step.clamp(1, MAX_DIGITS_PER_STEP))
+    }
     /// Digits S of a classic pass, and limbs of every value a core holds: k·(m − 1), so that the
     /// multiplier's two modes share R = 2^(17·S) (the golden model's `FoldEcrtKey`). R > 4N for
-    /// every modulus_bits-bit N, and values of the folding mode (< 2^(17k+3)·N) fit.
+    /// every modulus_bits-bit N, and values of the folding mode (< 2^(17k+3)·N) fit. The delay
+    /// engine's m is d steps more (its operands d·k limbs wider).
     pub fn digits(&self) -> usize {
-        self.fold_shape().classic_digits()
+        match self.engine {
+            Engine::Slots | Engine::Lanes => self.fold_shape().classic_digits(),
+            Engine::Delay => self.delayed_shape().classic_digits(),
+        }
     }
     /// Cycles of one classic pass (the multiplier's exact-quotient mode) in either slot: 4·S + 4,
     /// a step taking two turns (its quotient's, then its products').
@@ -332,7 +359,8 @@ impl AcceleratorConfig {
     /// 4 classic passes (the wide REDC, out of the domain, the exact division over M digits, ×t·R),
     /// the rest folding multiplications.
     /// On the lanes engine, a lane's path: the same multiplications on the deep-loop multiplier
-    /// (`FoldShape::deep_path_cycles`).
+    /// (`FoldShape::deep_path_cycles`); on the delay engine, on the delayed-quotient multiplier
+    /// (`DelayTiming::path_cycles`).
     pub fn cycles_per_decryption_path(&self) -> usize {
         match self.engine {
             Engine::Slots => {
@@ -341,13 +369,25 @@ impl AcceleratorConfig {
                     + self.fold_multiplications_per_exponentiation() * self.cycles_per_fold_multiplication()
             }
             Engine::Lanes => self.fold_shape().deep_path_cycles(self.fold_multiplications_per_exponentiation() - 1),
+            Engine::Delay => self
+                .delay_timing()
+                .path_cycles(&self.delayed_shape(), self.fold_multiplications_per_exponentiation() - 1),
         }
     }
     /// Decryptions a core holds in flight: one on the two slots, one per pair of lanes.
     pub fn jobs_per_core(&self) -> usize {
         match self.engine {
             Engine::Slots => 1,
-            Engine::Lanes => self.fold_shape().deep_lanes() / 2,
+            Engine::Lanes | Engine::Delay => self.engine_lanes() / 2,
+        }
+    }
+    /// Lanes of a lanes core's multiplier: k + 3 on the deep loop, 2 on the delay engine (none on
+    /// the two slots).
+    pub fn engine_lanes(&self) -> usize {
+        match self.engine {
+            Engine::Slots => 0,
+            Engine::Lanes => self.fold_shape().deep_lanes(),
+            Engine::Delay => 2,
         }
     }
     /// Cycles of one decryption on an idle core, from the cycle its request's first beat is
@@ -358,7 +398,7 @@ impl AcceleratorConfig {
     /// results into the correction, the correction's last difference a step after its last sum,
     /// its first limb to the collector).
     ///
-    /// The lanes engine hands over in 11 cycles (the job waits in the core for its pair's first
+    /// The lanes engines hand over in 11 cycles (the job waits in the core for its pair's first
     /// lane to decide and to load, the terms are written to their memory and read into the
     /// correction one after the other), and a job may wait up to [`Self::lane_wait_cycles`] more
     /// for a pair's first lane: the least latency is this, the most that much more.
@@ -366,7 +406,7 @@ impl AcceleratorConfig {
         let layout = self.frame_layout().expect("a validated configuration has a layout");
         let hand_over = match self.engine {
             Engine::Slots => 4,
-            Engine::Lanes => 11,
+            Engine::Lanes | Engine::Delay => 11,
         };
         (layout.request_beats + layout.result_beats) * (layout.lanes + 1)
             + self.cycles_per_decryption_path()
@@ -380,7 +420,7 @@ impl AcceleratorConfig {
     pub fn lane_wait_cycles(&self) -> usize {
         match self.engine {
             Engine::Slots => 0,
-            Engine::Lanes => 1 + self.fold_shape().deep_lanes() % 2,
+            Engine::Lanes | Engine::Delay => 1 + self.engine_lanes() % 2,
         }
     }
     /// Cycles between a core's rounds of jobs, one job per slot or pair, when the stream keeps
@@ -392,10 +432,9 @@ impl AcceleratorConfig {
         let layout = self.frame_layout().expect("a validated configuration has a layout");
         match self.engine {
             Engine::Slots => self.cycles_per_decryption_per_core(),
-            Engine::Lanes => {
-                let lanes = self.fold_shape().deep_lanes();
+            Engine::Lanes | Engine::Delay => {
                 (self.cycles_per_decryption_path() + layout.request_beats * (layout.lanes + 1) + 10)
-                    .next_multiple_of(lanes)
+                    .next_multiple_of(self.engine_lanes())
             }
         }
     }
@@ -410,7 +449,7 @@ impl AcceleratorConfig {
                 let padding = layout.result_beats * layout.lanes - layout.result_words;
                 self.latency_cycles() + 1 - padding
             }
-            Engine::Lanes => self.cycles_per_round().div_ceil(self.jobs_per_core()),
+            Engine::Lanes | Engine::Delay => self.cycles_per_round().div_ceil(self.jobs_per_core()),
         }
     }
     /// Cycles the stream ports need per decryption, the busier direction's: the request's beats

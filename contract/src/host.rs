@@ -2,11 +2,12 @@
 //! modulus, its exponent and a base, or for a whole private key, derived from the golden model's
 //! constants; and the key's hardware form and id.
 
-use crate::config::AcceleratorConfig;
+use crate::config::{AcceleratorConfig, Engine};
 pub use crate::interface::{KeyLoad, Load, LoadTarget};
 use crate::limbs::to_limbs;
 use ecrt_golden::hw::{
-    ClassicShape, EcrtHwKey, FoldContext, FoldEcrtKey, FoldMultiplier, HwError, MontgomeryContext, PrimeConstants,
+    ClassicShape, DelayedEcrtKey, EcrtHwKey, FoldContext, FoldEcrtKey, FoldMultiplier, HwError, MontgomeryContext,
+    PrimeConstants,
 };
 use ecrt_golden::PrivateKey;
 use num_bigint::BigUint;
@@ -22,9 +23,57 @@ pub enum KeyFitError {
     Hardware(#[from] HwError),
 }
 
+/// The golden model's hardware form of a key for an engine's multiplier: the folding one's (two
+/// slots, lanes) or the delayed-quotient one's. Its values are wiped when it is dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HardwareKey {
+    /// For the folding multiplier of the two-slot and the lanes engines.
+    Fold(FoldEcrtKey),
+    /// For the delayed-quotient multiplier of the delay engine.
+    Delayed(DelayedEcrtKey),
+}
+
+impl HardwareKey {
+    /// The constants of primes p, q for `config`'s engine, k and schedule.
+    pub fn new(p: &BigUint, q: &BigUint, config: &AcceleratorConfig) -> Result<Self, HwError> {
+        let (k, schedule) = (config.digits_per_step, config.golden_schedule());
+        Ok(match config.engine {
+            Engine::Slots | Engine::Lanes => HardwareKey::Fold(FoldEcrtKey::new(p, q, k, schedule)?),
+            Engine::Delay => {
+                let d = config.delay_timing().quotient_delay;
+                HardwareKey::Delayed(DelayedEcrtKey::delayed(p, q, k, d, schedule)?)
+            }
+        })
+    }
+
+    /// The classic parts: both paths' constants and n's.
+    pub fn classic(&self) -> &EcrtHwKey {
+        match self {
+            HardwareKey::Fold(k) => k.classic(),
+            HardwareKey::Delayed(k) => k.classic(),
+        }
+    }
+
+    /// Every load of the key into a decryption core ([`decryption_key_loads`]).
+    pub fn loads(&self, window_bits: usize) -> Vec<KeyLoad> {
+        match self {
+            HardwareKey::Fold(k) => decryption_key_loads(k, window_bits),
+            HardwareKey::Delayed(k) => decryption_key_loads(k, window_bits),
+        }
+    }
+
+    /// Decrypts c as the engine's datapath does. Errors: c out of range or not a unit.
+    pub fn decrypt(&self, c: &BigUint) -> Result<BigUint, HwError> {
+        match self {
+            HardwareKey::Fold(k) => k.decrypt(c),
+            HardwareKey::Delayed(k) => k.decrypt(c),
+        }
+    }
+}
+
 /// The golden model's hardware form of `key` for an accelerator of `config`: its constants are
-/// what [`decryption_key_loads`] loads. Its values are wiped when it is dropped.
-pub fn hardware_key(key: &PrivateKey, config: &AcceleratorConfig) -> Result<FoldEcrtKey, KeyFitError> {
+/// what [`HardwareKey::loads`] loads. Its values are wiped when it is dropped.
+pub fn hardware_key(key: &PrivateKey, config: &AcceleratorConfig) -> Result<HardwareKey, KeyFitError> {
     let key_bits = key.public().n().bits() as usize;
     if key_bits != config.key_bits {
         return Err(KeyFitError::KeyBits { key_bits, config_bits: config.key_bits });
@@ -32,7 +81,7 @@ pub fn hardware_key(key: &PrivateKey, config: &AcceleratorConfig) -> Result<Fold
     if key.p().bits() as usize != config.exponent_bits() || key.q().bits() as usize != config.exponent_bits() {
         return Err(KeyFitError::PrimeBits(config.exponent_bits()));
     }
-    let hw = FoldEcrtKey::new(key.p(), key.q(), config.digits_per_step, config.golden_schedule())?;
+    let hw = HardwareKey::new(key.p(), key.q(), config)?;
     debug_assert_eq!(hw.classic().digits(), config.digits());
     Ok(hw)
 }

@@ -4,9 +4,8 @@
 //! the emulator's tests over either responder.
 
 use crate::config::{AcceleratorConfig, ConfigError, Engine, ExponentSchedule};
-use crate::host::decryption_key_loads;
+use crate::host::HardwareKey;
 use crate::interface::{self as itf, FrameError, FrameLayout};
-use ecrt_golden::hw::FoldEcrtKey;
 use zeroize::Zeroize;
 
 /// One AXI4-Lite register access at a byte offset.
@@ -173,7 +172,7 @@ impl DeviceInfo {
 /// refused while the card is busy, and failed if any write of the load was refused.
 pub fn load_key<B: RegisterBus>(
     bus: &mut B,
-    key: &FoldEcrtKey,
+    key: &HardwareKey,
     window_bits: usize,
     key_id: u8,
 ) -> Result<(), SessionError> {
@@ -181,7 +180,7 @@ pub fn load_key<B: RegisterBus>(
         return Err(SessionError::Busy);
     }
     write(bus, itf::REG_ERRORS, itf::ERROR_KEY_LOAD_REFUSED)?;
-    let mut loads = decryption_key_loads(key, window_bits);
+    let mut loads = key.loads(window_bits);
     let mut writes = itf::key_load_writes(&loads, key_id);
     let written = writes.iter().try_for_each(|&(offset, value)| write(bus, offset, value));
     // The loads are the key's limbs: wiped, written or not.

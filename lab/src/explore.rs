@@ -61,8 +61,8 @@ pub struct Args {
     /// Window widths of the windows schedule to sweep.
     #[arg(long, value_delimiter = ',', default_value = "4,5,6")]
     window_bits: Vec<usize>,
-    /// Engines to sweep: `slots` and `lanes` (the lanes engine runs windows of 2 to 6 bits only:
-    /// it skips the points it cannot build).
+    /// Engines to sweep: `slots`, `lanes` and `delay` (the lanes and delay engines run windows of
+    /// 2 to 6 bits only: they skip the points they cannot build).
     #[arg(long, value_delimiter = ',', default_value = "slots,lanes")]
     engine: Vec<Engine>,
     /// TDATA width of the stream ports.
@@ -123,7 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         ..Default::default()
                     };
                     match config.validate() {
-                        Err(ConfigError::LanesSchedule(..)) => continue,
+                        Err(ConfigError::LanesSchedule(..) | ConfigError::DelaySchedule(..)) => continue,
                         Err(e) => anyhow::bail!(
                             "--key-bits {key_bits}, --digits-per-step {digits_per_step}, {}: {e}",
                             config.schedule_label()
@@ -242,7 +242,7 @@ fn print_table(points: &[Point]) {
         );
     }
     println!(
-        "eng: the engine, two slots or the deep loop's lanes; sched: the exponent schedule, w-bit windows or segmented; latency: idle core, cycles and ms at 100 MHz; cyc/core: a busy core's pace; resources: one-core accelerator \
+        "eng: the engine, two slots, the deep loop's lanes or the delayed-quotient multiplier's; sched: the exponent schedule, w-bit windows or segmented; latency: idle core, cycles and ms at 100 MHz; cyc/core: a busy core's pace; resources: one-core accelerator \
          (Yosys); cores: per xc7vx690t within 80 % of every resource; dec/s: that chip at 100 MHz (at the plausible \
          clock, 1000 / (2 × logic delay), capped by the part, in dec/s@clk); ×bound: DSP-cycles per decryption over the 24×17 \
          schoolbook bound; *: on the Pareto front of latency against chip throughput"

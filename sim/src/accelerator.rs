@@ -8,8 +8,8 @@
 
 use crate::{BuildOptions, Model, ModelSpec, PortId, Result, SimError};
 use ecrt_contract::config::AcceleratorConfig;
+use ecrt_contract::host::HardwareKey;
 use ecrt_contract::interface::{self as itf, FrameLayout, ResultFrame};
-use ecrt_golden::hw::FoldEcrtKey;
 use ecrt_hdl::emit::{emit, Emitted, Manifest};
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
@@ -385,7 +385,7 @@ impl AcceleratorSim {
 
     /// Loads a private key's constants into every core and commits it under `key_id`: the
     /// contract's key-load sequence, over the AXI4-Lite ports.
-    pub fn load_key(&mut self, key: &FoldEcrtKey, key_id: u8) -> Result<()> {
+    pub fn load_key(&mut self, key: &HardwareKey, key_id: u8) -> Result<()> {
         let window_bits = self.manifest.config.window_bits;
         ecrt_contract::session::load_key(self, key, window_bits, key_id)
             .map_err(|e| SimError::Spec(format!("cannot load the key: {e}")))

@@ -451,7 +451,7 @@ fn the_rtl_model_decrypts_through_the_nodes() {
 
     let (user, mut h2c, mut c2h) = (rig.user(), rig.h2c(), rig.c2h());
     assert_eq!(read_register(&user, itf::REG_KEY_BITS), 512);
-    let loads = ecrt_contract::host::decryption_key_loads(&hw, config.window_bits);
+    let loads = hw.loads(config.window_bits);
     for (offset, value) in itf::key_load_writes(&loads, KEY_ID) {
         write_register(&user, offset, value);
     }

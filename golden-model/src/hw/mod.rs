@@ -26,6 +26,7 @@
 //! Digits are `u128` because the digit width k is a parameter from [`MIN_DIGIT_BITS`] to
 //! [`MAX_DIGIT_BITS`]; multi-digit values are [`BigUint`].
 
+pub mod delay_timing;
 pub mod ecrt;
 pub mod exact_div;
 pub mod exponent;
@@ -35,6 +36,7 @@ pub mod fold_delayed;
 pub mod montgomery;
 pub mod wide;
 
+pub use delay_timing::{tree_levels, DelayTiming};
 pub use ecrt::{
     postprocess_cost, DelayedEcrtKey, EcrtHwKey, EcrtTrace, FoldEcrtKey, PostprocessCost, Postprocessing,
     PrimeConstants, PrimePathTrace,

@@ -77,11 +77,7 @@ impl Plan {
     }
 }
 
-/// Levels of two-input adders a column of `rows` rows of pieces and its limb of T need:
-/// ⌈log2(3k)⌉ for the pieces, one for T.
-pub fn tree_levels(rows: usize) -> usize {
-    (3 * rows).next_power_of_two().trailing_zeros() as usize + 1
-}
+pub use ecrt_golden::hw::tree_levels;
 
 /// k rows of W a·b products and T's limbs in, every column's addend out.
 #[derive(LogicBlock)]

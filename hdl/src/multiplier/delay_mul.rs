@@ -51,14 +51,15 @@ use crate::fanout::toggles::Toggles;
 use crate::fanout::{copies, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::b_windows::BWindows;
-use crate::multiplier::column_addends::{tree_levels, ColumnAddends};
+use crate::multiplier::column_addends::ColumnAddends;
 use crate::multiplier::deep_mul::{DSPS_PER_COPY, LANE_BITS};
 use crate::multiplier::mul_add::{
     CascadeMulAdd, PipelinedWindowMul, RegisteredQuotientMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS,
 };
 use crate::multiplier::redistribute::Redistribute;
 use crate::part::MAX_REGISTER_FANOUT;
-use ecrt_golden::hw::{wide, ClassicOp, ClassicShape, DelayedShape, HwError};
+pub use ecrt_golden::hw::DelayTiming;
+use ecrt_golden::hw::{wide, ClassicOp, DelayedShape};
 use rust_hdl::prelude::*;
 
 /// Bits of a lane's turn count (a classic pass of 4096-bit moduli at k = 8 takes 2,776 turns).
@@ -66,65 +67,6 @@ const COUNT_BITS: usize = 12;
 
 /// Bits of a classic lane's turn within its step (d + 3 ≤ 13 turns).
 const PHASE_BITS: usize = 4;
-
-/// The delayed-quotient multiplier's pipeline for k limbs a step: its quotient delay and the
-/// registers that make its two paths meet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DelayTiming {
-    /// d = ⌈(k + 4)/2⌉: steps between a quotient and its products' landing.
-    pub quotient_delay: usize,
-    /// k mod 2: registers before the quotient's DSPs that make its path 2·d cycles.
-    pub pad: usize,
-    /// Levels of the a·b pieces' adder trees (at least `tree_levels(k)`, k + 6 + levels even).
-    pub levels: usize,
-    /// (k + 6 + levels)/2: turns from a lane's first carries to its first step.
-    pub lead: usize,
-}
-
-impl DelayTiming {
-    /// The pipeline for k limbs a step.
-    pub fn new(limbs_per_step: usize) -> Self {
-        let k = limbs_per_step;
-        let quotient_delay = (k + 4).div_ceil(2);
-        let levels = tree_levels(k) + (k + 6 + tree_levels(k)) % 2;
-        DelayTiming { quotient_delay, pad: k % 2, levels, lead: (k + 6 + levels) / 2 }
-    }
-
-    /// The shape of a multiplier for `modulus_bits`-bit moduli and k limbs a step.
-    pub fn shape(modulus_bits: usize, limbs_per_step: usize) -> Result<DelayedShape, HwError> {
-        DelayedShape::new(modulus_bits, limbs_per_step, Self::new(limbs_per_step).quotient_delay)
-    }
-
-    /// Cycles from a lane's load to its result: 2·(lead + n + d + 1).
-    pub fn cycles(&self, shape: &DelayedShape) -> usize {
-        2 * (self.lead + shape.steps + self.quotient_delay + 1)
-    }
-
-    /// Turns of a classic pass's step: d + 3.
-    pub fn period(&self) -> usize {
-        self.quotient_delay + 3
-    }
-
-    /// The turn count of a classic pass's last products turn: lead + D·(d + 3) for D digits.
-    fn classic_products_end(&self, shape: &DelayedShape, op: ClassicOp) -> usize {
-        self.lead + ClassicShape::from(shape).steps(op) * self.period()
-    }
-
-    /// Cycles from a lane's load to the result of a classic `op`: 2·(lead + D·(d + 3) + d + 2).
-    pub fn classic_cycles(&self, shape: &DelayedShape, op: ClassicOp) -> usize {
-        2 * (self.classic_products_end(shape, op) + self.quotient_delay + 2)
-    }
-
-    /// Cycles of one prime's decryption path in a lane, each multiplication loaded as the one
-    /// before shows its result: the wide REDC, ×R³ and the exponentiation's `exp_multiplications`
-    /// in the folding mode, the way out, the exact division and ×t·R mod n.
-    pub fn path_cycles(&self, shape: &DelayedShape, exp_multiplications: usize) -> usize {
-        self.classic_cycles(shape, ClassicOp::WideRedc)
-            + (1 + exp_multiplications) * self.cycles(shape)
-            + 2 * self.classic_cycles(shape, ClassicOp::Multiply)
-            + self.classic_cycles(shape, ClassicOp::Decremented)
-    }
-}
 
 /// Sets of copies a source register may load: at most [`MAX_REGISTER_FANOUT`] copies a set.
 fn sets(copies: usize) -> usize {

@@ -1,6 +1,7 @@
 //! The accelerator top: the AXI4-Lite [`Registers`], the request parser and dispatcher
 //! [`StreamIn`], `cores` × a decryption core ([`DecryptCore`] on the two-slot engine, [`DeepCore`]
-//! on the lanes engine: the same ports), and the result collector [`StreamOut`]. Its ports are
+//! on the lanes engine, [`DelayCore`] on the delay engine: the same ports), and the result
+//! collector [`StreamOut`]. Its ports are
 //! what the XDMA IP connects to: the AXI4-Lite slave `s_axil_*`, the AXI4-Stream slave `s_axis_*`
 //! (requests, H2C) and master `m_axis_*` (results, C2H), TDATA as 32-bit lanes (`s_axis_tdata$i`
 //! is TDATA[32i+31:32i]).
@@ -12,7 +13,7 @@
 
 use crate::config::{AcceleratorConfig, Engine};
 use crate::decryption::decrypt_core::DecryptCore;
-use crate::decryption::deep_core::DeepCore;
+use crate::decryption::deep_core::{DeepCore, DelayCore};
 use crate::exponentiation::slot_control::LoadTarget;
 use crate::interface::{FRAME_TIMEOUT_CYCLES, LANE_BITS};
 use crate::many;
@@ -52,9 +53,10 @@ axi_lite_slave! {
         pub m_axis_tlast: Signal<Out, bool>,
         registers: Registers,
         stream_in: StreamIn,
-        // The configuration's engine's cores (the other engine's list is empty).
+        // The configuration's engine's cores (the other engines' lists are empty).
         cores: Vec<DecryptCore>,
         deep_cores: Vec<DeepCore>,
+        delay_cores: Vec<DelayCore>,
         stream_out: StreamOut,
         // The cores' ready, registered for the dispatcher: its limbs and starts depend on it, and the
         // cores' ready shares an always block with their inputs (a false combinational loop for
@@ -92,6 +94,9 @@ impl Accelerator {
                 .collect(),
             deep_cores: (0..engine_cores(Engine::Lanes))
                 .map(|_| DeepCore::new(&shape, exponent_bits, config.window_bits))
+                .collect(),
+            delay_cores: (0..engine_cores(Engine::Delay))
+                .map(|_| DelayCore::new(&config.delayed_shape(), exponent_bits, config.window_bits))
                 .collect(),
             stream_out: StreamOut::new(digits, lanes, cores),
             core_ready: many(cores),
@@ -195,7 +200,7 @@ impl Logic for Accelerator {
         }
 
         // The cores: limbs and starts from the dispatcher, key loads broadcast, results to the
-        // collector; the same wiring for either engine's cores (one list of them is empty).
+        // collector; the same wiring for every engine's cores (all lists but one are empty).
         self.cores_busy.next = false;
         for k in 0..self.core_ready.len() {
             self.core_ready[k].clock.next = self.clock.val();
@@ -238,6 +243,27 @@ impl Logic for Accelerator {
             self.deep_cores[k].result_take.next = self.stream_out.core_result_take[k].val();
             self.stream_out.core_jobs[k].next = self.deep_cores[k].jobs.val();
             if self.deep_cores[k].busy.val() {
+                self.cores_busy.next = true;
+            }
+        }
+
+        for k in 0..self.delay_cores.len() {
+            self.delay_cores[k].clock.next = self.clock.val();
+            self.delay_cores[k].key_load.next = self.registers.key_load.val() & self.target_known.val();
+            self.delay_cores[k].key_load_slot.next = self.registers.key_load_slot.val();
+            self.delay_cores[k].key_load_target.next = self.load_target.val();
+            self.delay_cores[k].key_load_data.next = self.registers.key_load_data.val();
+            self.core_ready[k].d.next = self.delay_cores[k].ready.val();
+            self.delay_cores[k].limb_in_valid.next = self.stream_in.core_limb_valid[k].val();
+            self.delay_cores[k].limb_in.next = self.stream_in.core_limb.val();
+            self.delay_cores[k].start.next = self.stream_in.core_start[k].val();
+            self.delay_cores[k].tag_in.next = self.stream_in.core_tag.val();
+            self.stream_out.core_result_valid[k].next = self.delay_cores[k].result_valid.val();
+            self.stream_out.core_result_tag[k].next = self.delay_cores[k].result_tag.val();
+            self.stream_out.core_result_limb[k].next = self.delay_cores[k].result_limb.val();
+            self.delay_cores[k].result_take.next = self.stream_out.core_result_take[k].val();
+            self.stream_out.core_jobs[k].next = self.delay_cores[k].jobs.val();
+            if self.delay_cores[k].busy.val() {
                 self.cores_busy.next = true;
             }
         }

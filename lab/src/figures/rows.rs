@@ -76,6 +76,9 @@ fn configuration(config: &ConfigFigures) -> String {
         (Some(k), Some(Engine::Lanes)) => {
             parts.push(format!("{} digits per step, the lanes engine (deep-loop multiplier)", int(k)))
         }
+        (Some(k), Some(Engine::Delay)) => {
+            parts.push(format!("{} digits per step, the delay engine (delayed-quotient multiplier)", int(k)))
+        }
         (Some(k), _) => parts.push(format!("{} digits per step (folding multiplier)", int(k))),
         (None, _) => parts.push("one digit per step (classic multiplier only)".into()),
     }
@@ -507,6 +510,7 @@ fn point_name(p: &Point) -> String {
     let engine = match p.config.engine {
         Engine::Slots => "",
         Engine::Lanes => ", lanes",
+        Engine::Delay => ", delay",
     };
     format!("k = {}, {schedule}{engine}", p.config.digits_per_step)
 }

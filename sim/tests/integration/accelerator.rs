@@ -3,8 +3,8 @@
 //! the golden model and the phe vectors.
 
 use ecrt_contract::config::{AcceleratorConfig, Engine, ExponentSchedule};
+use ecrt_contract::host::HardwareKey;
 use ecrt_contract::interface::{self as itf, encode_request_words};
-use ecrt_golden::hw::FoldEcrtKey;
 use ecrt_golden::phe_format::read_private_key;
 use ecrt_golden::prime::random_prime_pair;
 use ecrt_sim::accelerator::{AcceleratorSim, OutputPacing, RunReport};
@@ -35,16 +35,15 @@ fn segmented(key_bits: usize) -> AcceleratorConfig {
     AcceleratorConfig { schedule: ExponentSchedule::Segmented, window_bits: 1, ..slots(key_bits, 1, 256) }
 }
 
-fn hw_key(p: &BigUint, q: &BigUint, sim: &AcceleratorSim) -> FoldEcrtKey {
-    let config = &sim.manifest().config;
-    FoldEcrtKey::new(p, q, config.digits_per_step, config.golden_schedule()).unwrap()
+fn hw_key(p: &BigUint, q: &BigUint, sim: &AcceleratorSim) -> HardwareKey {
+    HardwareKey::new(p, q, &sim.manifest().config).unwrap()
 }
 
 fn random_key(key_bits: u64, rng: &mut rand::rngs::StdRng) -> (BigUint, BigUint) {
     random_prime_pair(key_bits / 2, rng)
 }
 
-fn random_units(hw: &FoldEcrtKey, count: usize, rng: &mut rand::rngs::StdRng) -> Vec<BigUint> {
+fn random_units(hw: &HardwareKey, count: usize, rng: &mut rand::rngs::StdRng) -> Vec<BigUint> {
     let hw = hw.classic();
     let mut out = Vec::new();
     while out.len() < count {
@@ -151,9 +150,25 @@ fn lanes_engine_phe_vectors() {
 /// takes its next job at the round formula's pace; the card says what it runs.
 #[test]
 fn lanes_engine_constant_time() {
-    let config = AcceleratorConfig { stream_bits: 64, ..lanes(512) };
-    let mut sim = build_config(&config);
-    assert_eq!(sim.read_register(itf::REG_ENGINE).unwrap(), Engine::Lanes.register_value());
+    check_lanes_constant_time(&AcceleratorConfig { stream_bits: 64, ..lanes(512) });
+}
+
+/// The delay engine: phe's 1024-bit vectors, three one after the other on its one pair.
+#[test]
+#[ignore = "slow: a 1024-bit model of its own; the constant-time test and the core's full-width test run the engine; scripts/test --full runs it"]
+fn delay_engine_phe_vectors() {
+    check_phe_vectors_on(&AcceleratorConfig { engine: Engine::Delay, ..lanes(1024) }, 3);
+}
+
+/// The delay engine in constant time, as the lanes engine's test.
+#[test]
+fn delay_engine_constant_time() {
+    check_lanes_constant_time(&AcceleratorConfig { stream_bits: 64, engine: Engine::Delay, ..lanes(512) });
+}
+
+fn check_lanes_constant_time(config: &AcceleratorConfig) {
+    let mut sim = build_config(config);
+    assert_eq!(sim.read_register(itf::REG_ENGINE).unwrap(), config.engine.register_value());
     assert_eq!(sim.read_register(itf::REG_JOBS_PER_CORE).unwrap() as usize, config.jobs_per_core());
     let mut rng = rand::rngs::StdRng::seed_from_u64(14);
     let (idle, wait) = (config.latency_cycles() as u64, config.lane_wait_cycles() as u64);

@@ -1,4 +1,5 @@
 use super::*;
+use crate::multiplier::column_addends::tree_levels;
 use crate::testing::{drive, simulate};
 use ecrt_golden::hw::{exact_limbs, ClassicPass, DelayedFoldContext, FoldValue, Multiplicand};
 use ecrt_golden::prime::random_odd;

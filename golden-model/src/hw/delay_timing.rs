@@ -1,0 +1,72 @@
+//! The delayed-quotient multiplier's pipeline (`ecrt-hdl`'s `DelayMul`): how many steps its
+//! quotient is late, the registers that make its quotient's and its digits' paths meet, and the
+//! exact cycles of its multiplications, classic passes and decryption paths, held to the RTL and
+//! to Verilator.
+
+use super::fold_delayed::DelayedShape;
+use super::{ClassicOp, ClassicShape, HwError};
+
+/// Levels of two-input adders a column of `rows` rows of a·b pieces and its limb of T need:
+/// ⌈log2(3k)⌉ for the pieces, one for T.
+pub fn tree_levels(rows: usize) -> usize {
+    (3 * rows).next_power_of_two().trailing_zeros() as usize + 1
+}
+
+/// The delayed-quotient multiplier's pipeline for k limbs a step: its quotient delay and the
+/// registers that make its two paths meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DelayTiming {
+    /// d = ⌈(k + 4)/2⌉: steps between a quotient and its products' landing.
+    pub quotient_delay: usize,
+    /// k mod 2: registers before the quotient's DSPs that make its path 2·d cycles.
+    pub pad: usize,
+    /// Levels of the a·b pieces' adder trees (at least `tree_levels(k)`, k + 6 + levels even).
+    pub levels: usize,
+    /// (k + 6 + levels)/2: turns from a lane's first carries to its first step.
+    pub lead: usize,
+}
+
+impl DelayTiming {
+    /// The pipeline for k limbs a step.
+    pub fn new(limbs_per_step: usize) -> Self {
+        let k = limbs_per_step;
+        let quotient_delay = (k + 4).div_ceil(2);
+        let levels = tree_levels(k) + (k + 6 + tree_levels(k)) % 2;
+        DelayTiming { quotient_delay, pad: k % 2, levels, lead: (k + 6 + levels) / 2 }
+    }
+
+    /// The shape of a multiplier for `modulus_bits`-bit moduli and k limbs a step.
+    pub fn shape(modulus_bits: usize, limbs_per_step: usize) -> Result<DelayedShape, HwError> {
+        DelayedShape::new(modulus_bits, limbs_per_step, Self::new(limbs_per_step).quotient_delay)
+    }
+
+    /// Cycles from a lane's load to its result: 2·(lead + n + d + 1).
+    pub fn cycles(&self, shape: &DelayedShape) -> usize {
+        2 * (self.lead + shape.steps + self.quotient_delay + 1)
+    }
+
+    /// Turns of a classic pass's step: d + 3.
+    pub fn period(&self) -> usize {
+        self.quotient_delay + 3
+    }
+
+    /// The turn count of a classic pass's last products turn: lead + D·(d + 3) for D digits.
+    pub fn classic_products_end(&self, shape: &DelayedShape, op: ClassicOp) -> usize {
+        self.lead + ClassicShape::from(shape).steps(op) * self.period()
+    }
+
+    /// Cycles from a lane's load to the result of a classic `op`: 2·(lead + D·(d + 3) + d + 2).
+    pub fn classic_cycles(&self, shape: &DelayedShape, op: ClassicOp) -> usize {
+        2 * (self.classic_products_end(shape, op) + self.quotient_delay + 2)
+    }
+
+    /// Cycles of one prime's decryption path in a lane, each multiplication loaded as the one
+    /// before shows its result: the wide REDC, ×R³ and the exponentiation's `exp_multiplications`
+    /// in the folding mode, the way out, the exact division and ×t·R mod n.
+    pub fn path_cycles(&self, shape: &DelayedShape, exp_multiplications: usize) -> usize {
+        self.classic_cycles(shape, ClassicOp::WideRedc)
+            + (1 + exp_multiplications) * self.cycles(shape)
+            + 2 * self.classic_cycles(shape, ClassicOp::Multiply)
+            + self.classic_cycles(shape, ClassicOp::Decremented)
+    }
+}
