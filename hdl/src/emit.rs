@@ -310,7 +310,7 @@ mod tests {
         assert_eq!((m.digits, m.cores, m.stream_bits, m.lanes), (36, 2, 128, 4));
         assert_eq!((m.request_words, m.request_beats, m.result_words, m.result_beats), (73, 19, 37, 10));
         assert_eq!(m.verilog, VERILOG_FILE);
-        assert_eq!(m.interface_version, "5.2");
+        assert_eq!(m.interface_version, "5.3");
         assert_eq!(m.registers["ID"], 0x000);
         assert_eq!(m.registers["KEY_DATA"], 0x04C);
         assert_eq!(m.registers["PACKET_HOLD"], 0x050);

@@ -22,3 +22,16 @@ pub const LIMBS_PER_COPY: usize = 2;
 pub fn copies(limbs: usize) -> usize {
     limbs.div_ceil(LIMBS_PER_COPY)
 }
+
+/// Sets of copies one source register may load: at most
+/// [`MAX_REGISTER_FANOUT`](crate::part::MAX_REGISTER_FANOUT) copies a set.
+pub fn sets(copies: usize) -> usize {
+    copies.div_ceil(crate::part::MAX_REGISTER_FANOUT)
+}
+
+/// `copies` copies for each of `groups` groups, each group's in [`sets`] of their own, a source
+/// register each (copy c of group i at index i·C + c, C ≥ `copies`).
+pub fn in_sets<T: rust_hdl::prelude::Synth>(copies: usize, groups: usize) -> replicas::ReplicaSets<T> {
+    let n = sets(copies);
+    replicas::ReplicaSets::new(groups * n, copies.div_ceil(n))
+}

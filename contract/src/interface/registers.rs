@@ -57,7 +57,7 @@ pub const ID_VALUE: u32 = 0x4543_5254;
 /// Interface major version: bumped when a frame or a register changes incompatibly.
 pub const VERSION_MAJOR: u16 = 5;
 /// Interface minor version: bumped for compatible additions.
-pub const VERSION_MINOR: u16 = 2;
+pub const VERSION_MINOR: u16 = 3;
 /// `VERSION`'s value.
 pub const VERSION_VALUE: u32 = (VERSION_MAJOR as u32) << 16 | VERSION_MINOR as u32;
 
@@ -387,7 +387,8 @@ pub const REGISTERS: &[Register] = &[
         ReadOnly,
         "What each core is built around (since 5.2; earlier cards read 0): 0 two slots on the folding \
          multiplier, one decryption in flight; 1 the deep-loop multiplier's k + 3 lanes, a decryption \
-         per pair of lanes.",
+         per pair of lanes; 2 (since 5.3) the delayed-quotient multiplier's two lanes, one decryption \
+         in flight.",
         &[],
     ),
     register(

@@ -119,7 +119,7 @@ fn register_table_is_consistent() {
     assert_eq!(named("PACKET_HOLD"), REG_PACKET_HOLD);
     assert_eq!(named("ENGINE"), REG_ENGINE);
     assert_eq!(named("JOBS_PER_CORE"), REG_JOBS_PER_CORE);
-    assert_eq!(VERSION_VALUE, 0x0005_0002);
+    assert_eq!(VERSION_VALUE, 0x0005_0003);
     assert_eq!(key_control_commit(0xA5), 0xA502);
     assert_eq!(key_select(true, 9), 0x109);
 }

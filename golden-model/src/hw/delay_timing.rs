@@ -70,3 +70,23 @@ impl DelayTiming {
             + self.classic_cycles(shape, ClassicOp::Decremented)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycles_at_2048_bits_and_k_3() {
+        let timing = DelayTiming::new(3);
+        let shape = DelayTiming::shape(2048, 3).unwrap();
+        assert_eq!((timing.quotient_delay, timing.levels, timing.lead, timing.period()), (4, 5, 7, 7));
+        assert_eq!((shape.steps, shape.classic_digits(), shape.modulus_limbs), (47, 138, 121));
+        assert_eq!(timing.cycles(&shape), 118);
+        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Multiply), 1958);
+        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Decremented), 1720);
+        // A path: three classic passes over S digits, the division's, ×R³ and the exponentiation.
+        let (exponentiation, _) =
+            crate::hw::schedule_cost(crate::hw::Schedule::FixedWindow { window_bits: 5 }, 1024).unwrap();
+        assert_eq!(timing.path_cycles(&shape, exponentiation), 1958 * 3 + 1720 + (1 + exponentiation) * 118);
+    }
+}

@@ -24,8 +24,8 @@
 //! (`key_load_*`), while every lane is idle.
 
 use crate::exponentiation::slot_control::LoadTarget;
-use crate::fanout::replicas::Replicas;
-use crate::fanout::{copies, LIMBS_PER_COPY};
+use crate::fanout::replicas::{ReplicaSets, Replicas};
+use crate::fanout::{copies, in_sets, sets, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::deep_mul::{DeepMul, LANE_BITS};
 use crate::multiplier::delay_mul::DelayMul;
@@ -161,19 +161,19 @@ macro_rules! lanes_unit {
             write: Signal<Local, bool>,
             write_entry: Signal<Local, Bits<WINDOW_VALUE_BITS>>,
             finish: Signal<Local, bool>,
-            // The decision's registers, a cycle (1) and two (2) later, and at the load phase (3, or
-            // copies).
+            // The decision's registers, a cycle (1) and two (2) later (a copy per set of at most
+            // MAX_REGISTER_FANOUT copies where copies follow), and at the load phase (3, or copies).
             issue1: DFF<bool>,
             issue2: DFF<bool>,
             a_table1: DFF<bool>,
-            a_table2: DFF<bool>,
+            a_table2: Replicas<bool>,
             cipher1: DFF<bool>,
-            // Two kept copies: one for A's copies, one for B's (equal registers would be merged).
+            // Kept copies: a set for A's copies, one for B's (equal registers would be merged).
             cipher2: Replicas<bool>,
             b_result1: DFF<bool>,
-            b_result2: DFF<bool>,
+            b_result2: Replicas<bool>,
             b_unit1: DFF<bool>,
-            b_unit2: DFF<bool>,
+            b_unit2: Replicas<bool>,
             classic1: DFF<bool>,
             classic2: DFF<bool>,
             classic3: DFF<bool>,
@@ -182,20 +182,20 @@ macro_rules! lanes_unit {
             decrement3: DFF<bool>,
             n_prime_address1: DFF<Bits<MODULUS_ADDRESS_BITS>>,
             write1: DFF<bool>,
-            write2: DFF<bool>,
-            write3: Replicas<bool>,
+            write2: Replicas<bool>,
+            write3: ReplicaSets<bool>,
             write_address1: DFF<Bits<TABLE_ADDRESS_BITS>>,
-            write_address2: DFF<Bits<TABLE_ADDRESS_BITS>>,
+            write_address2: Replicas<Bits<TABLE_ADDRESS_BITS>>,
             finish1: DFF<bool>,
             finish2: DFF<bool>,
             finish3: DFF<bool>,
-            a_table_copies: Replicas<bool>,
-            cipher_a_copies: Replicas<bool>,
-            cipher_b_copies: Replicas<bool>,
-            b_result_copies: Replicas<bool>,
-            b_unit_copies: Replicas<bool>,
+            a_table_copies: ReplicaSets<bool>,
+            cipher_a_copies: ReplicaSets<bool>,
+            cipher_b_copies: ReplicaSets<bool>,
+            b_result_copies: ReplicaSets<bool>,
+            b_unit_copies: ReplicaSets<bool>,
             read_copies: Replicas<Bits<TABLE_ADDRESS_BITS>>,
-            write_copies: Replicas<Bits<TABLE_ADDRESS_BITS>>,
+            write_copies: ReplicaSets<Bits<TABLE_ADDRESS_BITS>>,
             modulus_copies: Replicas<Bits<MODULUS_ADDRESS_BITS>>,
             // The table, a RAM per limb, and its output registers.
             table: Vec<RAM<Bits<X_BITS>, TABLE_ADDRESS_BITS>>,
@@ -210,26 +210,26 @@ macro_rules! lanes_unit {
             window_address: Signal<Local, Bits<WINDOW_ADDRESS_BITS>>,
             window_address_r: DFF<Bits<WINDOW_ADDRESS_BITS>>,
             next_window: Signal<Local, Bits<WINDOW_INDEX_BITS>>,
-            // Key loads: each registered as it comes (the prime in three copies: the table's addresses,
-            // the moduli's, and the rest, each copy a set of address copies' inputs); the last load's limb
-            // (or window) index within its target, its target and prime, whether there was one; each
-            // load decoded and registered, in copies per LIMBS_PER_COPY limbs of the memories it writes
-            // (a table or moduli write, its address, the limb's index, the data), and for N′ and the
-            // windows.
+            // Key loads: each registered as it comes (the prime and the data in copies: a set of
+            // the prime's for the table's addresses, one for the moduli's, one for the rest); the
+            // last load's limb (or window) index within its target, its target and prime, whether
+            // there was one; each load decoded and registered, in copies per LIMBS_PER_COPY limbs
+            // of the memories it writes (a table or moduli write, its address, the limb's index,
+            // the data), and for N′ and the windows.
             key_load_r: DFF<bool>,
             key_load_target_r: DFF<LoadTarget>,
-            key_load_data_r: DFF<Bits<Y_BITS>>,
+            key_load_data_r: Replicas<Bits<X_BITS>>,
             key_load_slot_r: Replicas<bool>,
             load_index: DFF<Bits<WINDOW_INDEX_BITS>>,
             load_target: DFF<LoadTarget>,
             load_slot: DFF<bool>,
             loaded: DFF<bool>,
             table_load: Replicas<bool>,
-            table_load_address: Replicas<Bits<TABLE_ADDRESS_BITS>>,
+            table_load_address: ReplicaSets<Bits<TABLE_ADDRESS_BITS>>,
             moduli_load: Replicas<bool>,
             moduli_load_address: Replicas<Bits<MODULUS_ADDRESS_BITS>>,
             load_index_copies: Replicas<Bits<WINDOW_INDEX_BITS>>,
-            load_data: Replicas<Bits<X_BITS>>,
+            load_data: ReplicaSets<Bits<X_BITS>>,
             n_prime_load: DFF<bool>,
             n_prime_load_address: DFF<Bits<MODULUS_ADDRESS_BITS>>,
             window_load: DFF<bool>,
@@ -237,7 +237,6 @@ macro_rules! lanes_unit {
             index: Signal<Local, Bits<WINDOW_INDEX_BITS>>,
             load_table: Signal<Local, bool>,
             load_entry: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
-            load_table_address: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
             load_modulus: Signal<Local, bool>,
             load_kind: Signal<Local, Bits<2>>,
             load_modulus_address: Signal<Local, Bits<MODULUS_ADDRESS_BITS>>,
@@ -320,13 +319,13 @@ macro_rules! lanes_unit {
                     issue1: Default::default(),
                     issue2: Default::default(),
                     a_table1: Default::default(),
-                    a_table2: Default::default(),
+                    a_table2: Replicas::new(sets(copies(operands))),
                     cipher1: Default::default(),
-                    cipher2: Replicas::new(2),
+                    cipher2: Replicas::new(2 * sets(copies(operands))),
                     b_result1: Default::default(),
-                    b_result2: Default::default(),
+                    b_result2: Replicas::new(sets(copies(operands))),
                     b_unit1: Default::default(),
-                    b_unit2: Default::default(),
+                    b_unit2: Replicas::new(sets(copies(operands))),
                     classic1: Default::default(),
                     classic2: Default::default(),
                     classic3: Default::default(),
@@ -335,20 +334,20 @@ macro_rules! lanes_unit {
                     decrement3: Default::default(),
                     n_prime_address1: Default::default(),
                     write1: Default::default(),
-                    write2: Default::default(),
-                    write3: Replicas::new(copies(operands)),
+                    write2: Replicas::new(sets(copies(operands))),
+                    write3: in_sets(copies(operands), 1),
                     write_address1: Default::default(),
-                    write_address2: Default::default(),
+                    write_address2: Replicas::new(sets(copies(operands))),
                     finish1: Default::default(),
                     finish2: Default::default(),
                     finish3: Default::default(),
-                    a_table_copies: Replicas::new(copies(operands)),
-                    cipher_a_copies: Replicas::new(copies(operands)),
-                    cipher_b_copies: Replicas::new(copies(operands)),
-                    b_result_copies: Replicas::new(copies(operands)),
-                    b_unit_copies: Replicas::new(copies(operands)),
+                    a_table_copies: in_sets(copies(operands), 1),
+                    cipher_a_copies: in_sets(copies(operands), 1),
+                    cipher_b_copies: in_sets(copies(operands), 1),
+                    b_result_copies: in_sets(copies(operands), 1),
+                    b_unit_copies: in_sets(copies(operands), 1),
                     read_copies: Replicas::new(copies(operands)),
-                    write_copies: Replicas::new(copies(operands)),
+                    write_copies: in_sets(copies(operands), 1),
                     modulus_copies: Replicas::new(copies(modulus)),
                     table: many(operands),
                     table_out: many(operands),
@@ -364,24 +363,23 @@ macro_rules! lanes_unit {
                     load_target: Default::default(),
                     load_slot: Default::default(),
                     table_load: Replicas::new(copies(operands)),
-                    table_load_address: Replicas::new(copies(operands)),
+                    table_load_address: in_sets(copies(operands), 1),
                     moduli_load: Replicas::new(copies(modulus)),
                     moduli_load_address: Replicas::new(copies(modulus)),
                     load_index_copies: Replicas::new(copies(operands)),
-                    load_data: Replicas::new(copies(operands)),
+                    load_data: in_sets(copies(operands), 1),
                     n_prime_load: Default::default(),
                     n_prime_load_address: Default::default(),
                     key_load_r: Default::default(),
                     key_load_target_r: Default::default(),
-                    key_load_data_r: Default::default(),
-                    key_load_slot_r: Replicas::new(3),
+                    key_load_data_r: Replicas::new(sets(copies(operands))),
+                    key_load_slot_r: Replicas::new(sets(copies(operands)) + 2),
                     window_load: Default::default(),
                     load_n_prime: Default::default(),
                     loaded: Default::default(),
                     index: Default::default(),
                     load_table: Default::default(),
                     load_entry: Default::default(),
-                    load_table_address: Default::default(),
                     load_modulus: Default::default(),
                     load_kind: Default::default(),
                     load_modulus_address: Default::default(),
@@ -400,12 +398,9 @@ macro_rules! lanes_unit {
                     issue1,
                     issue2,
                     a_table1,
-                    a_table2,
                     cipher1,
                     b_result1,
-                    b_result2,
                     b_unit1,
-                    b_unit2,
                     classic1,
                     classic2,
                     classic3,
@@ -414,9 +409,7 @@ macro_rules! lanes_unit {
                     decrement3,
                     n_prime_address1,
                     write1,
-                    write2,
                     write_address1,
-                    write_address2,
                     finish1,
                     finish2,
                     finish3,
@@ -431,7 +424,6 @@ macro_rules! lanes_unit {
                     loaded,
                     key_load_r,
                     key_load_target_r,
-                    key_load_data_r,
                     index_last,
                     squares_full,
                     value_last,
@@ -444,6 +436,12 @@ macro_rules! lanes_unit {
                     mul,
                     region,
                     deciding,
+                    a_table2,
+                    b_result2,
+                    b_unit2,
+                    write2,
+                    write_address2,
+                    key_load_data_r,
                     a_table_copies,
                     cipher2,
                     cipher_a_copies,
@@ -679,18 +677,23 @@ macro_rules! lanes_unit {
                 self.issue2.d.next = self.issue1.q.val();
                 self.mul.start_next.next = self.issue2.q.val();
                 self.a_table1.d.next = self.a_table.val();
+                // Each source drives a set of at most MAX_REGISTER_FANOUT copies.
                 self.a_table2.d.next = self.a_table1.q.val();
-                self.a_table_copies.d.next = self.a_table2.q.val();
-                self.cipher1.d.next = self.cipher.val();
                 self.cipher2.d.next = self.cipher1.q.val();
-                self.cipher_a_copies.d.next = self.cipher2.q[0].val();
-                self.cipher_b_copies.d.next = self.cipher2.q[1].val();
-                self.b_result1.d.next = self.b_result.val();
                 self.b_result2.d.next = self.b_result1.q.val();
-                self.b_result_copies.d.next = self.b_result2.q.val();
-                self.b_unit1.d.next = self.b_unit.val();
                 self.b_unit2.d.next = self.b_unit1.q.val();
-                self.b_unit_copies.d.next = self.b_unit2.q.val();
+                for sn in (self.a_table_copies.d.len())..(self.a_table_copies.d.len() + 1) {
+                    for i in 0..self.a_table_copies.d.len() {
+                        self.a_table_copies.d[i].next = self.a_table2.q[i].val();
+                        self.cipher_a_copies.d[i].next = self.cipher2.q[i].val();
+                        self.cipher_b_copies.d[i].next = self.cipher2.q[sn + i].val();
+                        self.b_result_copies.d[i].next = self.b_result2.q[i].val();
+                        self.b_unit_copies.d[i].next = self.b_unit2.q[i].val();
+                    }
+                }
+                self.cipher1.d.next = self.cipher.val();
+                self.b_result1.d.next = self.b_result.val();
+                self.b_unit1.d.next = self.b_unit.val();
                 self.classic1.d.next = self.classic.val();
                 self.classic2.d.next = self.classic1.q.val();
                 self.classic3.d.next = self.classic2.q.val();
@@ -706,11 +709,15 @@ macro_rules! lanes_unit {
                 self.modulus_copies.d.next = self.modulus_address.val();
                 self.write1.d.next = self.write.val();
                 self.write2.d.next = self.write1.q.val();
-                self.write3.d.next = self.write2.q.val();
+                for i in 0..self.write3.d.len() {
+                    self.write3.d[i].next = self.write2.q[i].val();
+                }
                 self.write_address1.d.next =
                     self.region.q.val() | bit_cast::<TABLE_ADDRESS_BITS, WINDOW_VALUE_BITS>(self.write_entry.val());
                 self.write_address2.d.next = self.write_address1.q.val();
-                self.write_copies.d.next = self.write_address2.q.val();
+                for i in 0..self.write_copies.d.len() {
+                    self.write_copies.d[i].next = self.write_address2.q[i].val();
+                }
                 self.finish1.d.next = self.finish.val();
                 self.finish2.d.next = self.finish1.q.val();
                 self.finish3.d.next = self.finish2.q.val();
@@ -718,97 +725,104 @@ macro_rules! lanes_unit {
                 // Key loads: registered as they come; each limb's index within its target (0 when the
                 // target or the prime changes) and where it goes, decoded from the registered load and
                 // registered, in copies per LIMBS_PER_COPY limbs of the memories they write.
-                self.key_load_r.d.next = self.key_load.val();
-                self.key_load_target_r.d.next = self.key_load_target.val();
-                self.key_load_data_r.d.next = self.key_load_data.val();
-                self.key_load_slot_r.d.next = self.key_load_slot.val();
-                self.index.next = 0.into();
-                if self.loaded.q.val()
-                    & (self.load_target.q.val() == self.key_load_target_r.q.val())
-                    & (self.load_slot.q.val() == self.key_load_slot_r.q[2].val())
-                {
-                    self.index.next = self.load_index.q.val() + 1;
+                // The prime's copies: a set for the tables' addresses, one for the moduli's, one
+                // for the rest.
+                for sn in (self.table_load_address.d.len())..(self.table_load_address.d.len() + 1) {
+                    self.key_load_r.d.next = self.key_load.val();
+                    self.key_load_target_r.d.next = self.key_load_target.val();
+                    self.key_load_data_r.d.next = bit_cast::<X_BITS, Y_BITS>(self.key_load_data.val());
+                    self.key_load_slot_r.d.next = self.key_load_slot.val();
+                    self.index.next = 0.into();
+                    if self.loaded.q.val()
+                        & (self.load_target.q.val() == self.key_load_target_r.q.val())
+                        & (self.load_slot.q.val() == self.key_load_slot_r.q[sn + 1].val())
+                    {
+                        self.index.next = self.load_index.q.val() + 1;
+                    }
+                    if self.key_load_r.q.val() {
+                        self.load_index.d.next = self.index.val();
+                        self.load_target.d.next = self.key_load_target_r.q.val();
+                        self.load_slot.d.next = self.key_load_slot_r.q[sn + 1].val();
+                        self.loaded.d.next = true;
+                    }
+                    self.load_table.next = false;
+                    self.load_entry.next = 0.into();
+                    self.load_modulus.next = false;
+                    self.load_n_prime.next = false;
+                    self.load_kind.next = 0.into();
+                    match self.key_load_target_r.q.val() {
+                        LoadTarget::One => {
+                            self.load_table.next = true;
+                        }
+                        LoadTarget::R3 => {
+                            self.load_table.next = true;
+                            self.load_entry.next = 1.into();
+                        }
+                        LoadTarget::TMont => {
+                            self.load_table.next = true;
+                            self.load_entry.next = 2.into();
+                        }
+                        LoadTarget::MHat => {
+                            self.load_modulus.next = true;
+                        }
+                        LoadTarget::Modulus => {
+                            self.load_modulus.next = true;
+                            self.load_kind.next = 1.into();
+                        }
+                        LoadTarget::ModulusDiv => {
+                            self.load_modulus.next = true;
+                            self.load_kind.next = 2.into();
+                        }
+                        LoadTarget::ModulusN => {
+                            self.load_modulus.next = true;
+                            self.load_kind.next = 3.into();
+                        }
+                        LoadTarget::NPrime => {
+                            self.load_n_prime.next = true;
+                            self.load_kind.next = 1.into();
+                        }
+                        LoadTarget::NPrimeDiv => {
+                            self.load_n_prime.next = true;
+                            self.load_kind.next = 2.into();
+                        }
+                        LoadTarget::NPrimeN => {
+                            self.load_n_prime.next = true;
+                            self.load_kind.next = 3.into();
+                        }
+                        _ => {}
+                    }
+                    for i in 0..self.table_load_address.d.len() {
+                        self.table_load_address.d[i].next = self.p_region.val() | self.load_entry.val();
+                        if self.key_load_slot_r.q[i].val() {
+                            self.table_load_address.d[i].next = self.q_region.val() | self.load_entry.val();
+                        }
+                    }
+                    self.load_modulus_address.next = bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val());
+                    if self.key_load_slot_r.q[sn].val() {
+                        self.load_modulus_address.next =
+                            bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val()) | self.second_prime_moduli.val();
+                    }
+                    self.table_load.d.next = self.key_load_r.q.val() & self.load_table.val();
+                    self.moduli_load.d.next = self.key_load_r.q.val() & self.load_modulus.val();
+                    self.moduli_load_address.d.next = self.load_modulus_address.val();
+                    self.load_index_copies.d.next = self.index.val();
+                    for i in 0..self.load_data.d.len() {
+                        self.load_data.d[i].next = self.key_load_data_r.q[i].val();
+                    }
+                    self.n_prime_load.d.next = self.key_load_r.q.val() & self.load_n_prime.val();
+                    self.n_prime_load_address.d.next = self.load_modulus_address.val();
+                    self.window_load.d.next = self.key_load_r.q.val() & (self.key_load_target_r.q.val() == LoadTarget::Exponent);
+                    self.n_primes.write_address.next = self.n_prime_load_address.q.val();
+                    self.n_primes.write_data.next = self.load_data.q[0].val().get_bits::<Y_BITS>(0);
+                    self.n_primes.write_enable.next = self.n_prime_load.q.val();
+                    self.windows.write_address.next = bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val());
+                    if self.load_slot.q.val() {
+                        self.windows.write_address.next =
+                            bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val()) | self.key1_windows.val();
+                    }
+                    self.windows.write_data.next = self.load_data.q[0].val().get_bits::<WINDOW_VALUE_BITS>(0);
+                    self.windows.write_enable.next = self.window_load.q.val();
                 }
-                if self.key_load_r.q.val() {
-                    self.load_index.d.next = self.index.val();
-                    self.load_target.d.next = self.key_load_target_r.q.val();
-                    self.load_slot.d.next = self.key_load_slot_r.q[2].val();
-                    self.loaded.d.next = true;
-                }
-                self.load_table.next = false;
-                self.load_entry.next = 0.into();
-                self.load_modulus.next = false;
-                self.load_n_prime.next = false;
-                self.load_kind.next = 0.into();
-                match self.key_load_target_r.q.val() {
-                    LoadTarget::One => {
-                        self.load_table.next = true;
-                    }
-                    LoadTarget::R3 => {
-                        self.load_table.next = true;
-                        self.load_entry.next = 1.into();
-                    }
-                    LoadTarget::TMont => {
-                        self.load_table.next = true;
-                        self.load_entry.next = 2.into();
-                    }
-                    LoadTarget::MHat => {
-                        self.load_modulus.next = true;
-                    }
-                    LoadTarget::Modulus => {
-                        self.load_modulus.next = true;
-                        self.load_kind.next = 1.into();
-                    }
-                    LoadTarget::ModulusDiv => {
-                        self.load_modulus.next = true;
-                        self.load_kind.next = 2.into();
-                    }
-                    LoadTarget::ModulusN => {
-                        self.load_modulus.next = true;
-                        self.load_kind.next = 3.into();
-                    }
-                    LoadTarget::NPrime => {
-                        self.load_n_prime.next = true;
-                        self.load_kind.next = 1.into();
-                    }
-                    LoadTarget::NPrimeDiv => {
-                        self.load_n_prime.next = true;
-                        self.load_kind.next = 2.into();
-                    }
-                    LoadTarget::NPrimeN => {
-                        self.load_n_prime.next = true;
-                        self.load_kind.next = 3.into();
-                    }
-                    _ => {}
-                }
-                self.load_table_address.next = self.p_region.val() | self.load_entry.val();
-                if self.key_load_slot_r.q[0].val() {
-                    self.load_table_address.next = self.q_region.val() | self.load_entry.val();
-                }
-                self.load_modulus_address.next = bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val());
-                if self.key_load_slot_r.q[1].val() {
-                    self.load_modulus_address.next =
-                        bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val()) | self.second_prime_moduli.val();
-                }
-                self.table_load.d.next = self.key_load_r.q.val() & self.load_table.val();
-                self.table_load_address.d.next = self.load_table_address.val();
-                self.moduli_load.d.next = self.key_load_r.q.val() & self.load_modulus.val();
-                self.moduli_load_address.d.next = self.load_modulus_address.val();
-                self.load_index_copies.d.next = self.index.val();
-                self.load_data.d.next = bit_cast::<X_BITS, Y_BITS>(self.key_load_data_r.q.val());
-                self.n_prime_load.d.next = self.key_load_r.q.val() & self.load_n_prime.val();
-                self.n_prime_load_address.d.next = self.load_modulus_address.val();
-                self.window_load.d.next = self.key_load_r.q.val() & (self.key_load_target_r.q.val() == LoadTarget::Exponent);
-                self.n_primes.write_address.next = self.n_prime_load_address.q.val();
-                self.n_primes.write_data.next = self.load_data.q[0].val().get_bits::<Y_BITS>(0);
-                self.n_primes.write_enable.next = self.n_prime_load.q.val();
-                self.windows.write_address.next = bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val());
-                if self.load_slot.q.val() {
-                    self.windows.write_address.next =
-                        bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val()) | self.key1_windows.val();
-                }
-                self.windows.write_data.next = self.load_data.q[0].val().get_bits::<WINDOW_VALUE_BITS>(0);
-                self.windows.write_enable.next = self.window_load.q.val();
 
                 // The load phase: the operands, the modulus and N′, the table's write.
                 for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {

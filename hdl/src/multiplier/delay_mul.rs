@@ -48,7 +48,7 @@
 
 use crate::fanout::replicas::{ReplicaSets, Replicas};
 use crate::fanout::toggles::Toggles;
-use crate::fanout::{copies, LIMBS_PER_COPY};
+use crate::fanout::{copies, in_sets, sets, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::b_windows::BWindows;
 use crate::multiplier::column_addends::ColumnAddends;
@@ -57,7 +57,6 @@ use crate::multiplier::mul_add::{
     CascadeMulAdd, PipelinedWindowMul, RegisteredQuotientMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS,
 };
 use crate::multiplier::redistribute::Redistribute;
-use crate::part::MAX_REGISTER_FANOUT;
 pub use ecrt_golden::hw::DelayTiming;
 use ecrt_golden::hw::{wide, ClassicOp, DelayedShape};
 use rust_hdl::prelude::*;
@@ -67,18 +66,6 @@ const COUNT_BITS: usize = 12;
 
 /// Bits of a classic lane's turn within its step (d + 3 ≤ 13 turns).
 const PHASE_BITS: usize = 4;
-
-/// Sets of copies a source register may load: at most [`MAX_REGISTER_FANOUT`] copies a set.
-fn sets(copies: usize) -> usize {
-    copies.div_ceil(MAX_REGISTER_FANOUT)
-}
-
-/// `copies` copies of a select for each of `groups` groups, each group's in [`sets`] of their own
-/// (copy c of group i at index i·C + c, C ≥ `copies`).
-fn in_sets(copies: usize, groups: usize) -> ReplicaSets<bool> {
-    let n = sets(copies);
-    ReplicaSets::new(groups * n, copies.div_ceil(n))
-}
 
 /// The delayed-quotient multiplier of a [`DelayedShape`] whose delay is [`DelayTiming`]'s.
 #[derive(LogicBlock)]

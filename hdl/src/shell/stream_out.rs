@@ -23,6 +23,9 @@
 //! that is not coming.
 
 use crate::decryption::JOB_COUNT_BITS;
+
+/// The most jobs a core's count says it holds: one bit each of a core's stale results.
+const MAX_CORE_JOBS: usize = (1 << JOB_COUNT_BITS) - 1;
 use crate::interface::{LANE_BITS, PACKET_HOLD_BITS, RESULT_MAGIC};
 use crate::limbs::LIMB_BITS;
 use crate::many;
@@ -103,8 +106,11 @@ pub struct StreamOut {
     // `hold_left`: the held cycles left after this one.
     holding: DFF<bool>,
     hold_left: DFF<Bits<PACKET_HOLD_BITS>>,
-    // Core k's next results dropped, counted off as their frames start.
-    stale: Vec<DFF<Bits<JOB_COUNT_BITS>>>,
+    // Core k's next results dropped, counted off as their frames start: a bit a result, the
+    // lowest first (a shift counts one off, where a subtraction's carry chain was the longest
+    // path behind the choice of a frame's source), set from the core's count of jobs.
+    stale: Vec<DFF<Bits<MAX_CORE_JOBS>>>,
+    all_jobs: Constant<Bits<MAX_CORE_JOBS>>,
     dropping: DFF<bool>,
     // This cycle's choices and word.
     any_result: Signal<Local, bool>,
@@ -170,6 +176,7 @@ impl StreamOut {
             holding: Default::default(),
             hold_left: Default::default(),
             stale: many(cores),
+            all_jobs: Constant::new(((1u64 << MAX_CORE_JOBS) - 1).into()),
             dropping: Default::default(),
             any_result: Default::default(),
             other_waiting: Default::default(),
@@ -275,7 +282,7 @@ impl Logic for StreamOut {
                 for k in 0..self.stale.len() {
                     if self.stale[k].q.val().any() & (self.pick.val() == self.core_number[k].val()) {
                         self.dropping.d.next = true;
-                        self.stale[k].d.next = self.stale[k].q.val() - 1;
+                        self.stale[k].d.next = self.stale[k].q.val() >> 1;
                     }
                 }
             }
@@ -358,10 +365,11 @@ impl Logic for StreamOut {
                 | (self.core_frame_starts.val() & (self.pick.val() == self.core_number[k].val()));
         }
         if self.soft_reset.val() {
+            // A bit for each of the core's jobs, but the one in a frame.
             for k in 0..self.stale.len() {
-                self.stale[k].d.next = self.core_jobs[k].val();
+                self.stale[k].d.next = !(self.all_jobs.val() << self.core_jobs[k].val());
                 if self.in_frame[k].val() {
-                    self.stale[k].d.next = self.core_jobs[k].val() - 1;
+                    self.stale[k].d.next = !(self.all_jobs.val() << self.core_jobs[k].val()) >> 1;
                 }
             }
         }
