@@ -132,11 +132,13 @@ macro_rules! lanes_unit {
             ring_last: Vec<DFF<bool>>,
             // Position 0's comparisons and next window, made a cycle ahead from position 1 (which turns
             // into position 0), so that the decision starts from registers: its table index is the last
-            // entry, its squarings are a window's, its window value is the last entry, its window is the
-            // last; its window plus one.
+            // entry, its squarings are a window's or none, its window value is the last entry or 0,
+            // its window is the last; its window plus one.
             index_last: DFF<bool>,
             squares_full: DFF<bool>,
+            squares_none: DFF<bool>,
             value_last: DFF<bool>,
+            value_zero: DFF<bool>,
             window_last: DFF<bool>,
             window_next: DFF<Bits<WINDOW_INDEX_BITS>>,
             // The decision: issue a multiplication; its A (the result, the table, the ciphertext) and B
@@ -296,7 +298,9 @@ macro_rules! lanes_unit {
                     ring_last: many(lanes),
                     index_last: Default::default(),
                     squares_full: Default::default(),
+                    squares_none: Default::default(),
                     value_last: Default::default(),
+                    value_zero: Default::default(),
                     window_last: Default::default(),
                     window_next: Default::default(),
                     issue: Default::default(),
@@ -426,7 +430,9 @@ macro_rules! lanes_unit {
                     key_load_target_r,
                     index_last,
                     squares_full,
+                    squares_none,
                     value_last,
+                    value_zero,
                     window_last,
                     window_next
                 );
@@ -519,7 +525,9 @@ macro_rules! lanes_unit {
                     for q in 1..2 {
                         self.index_last.d.next = self.ring_index[q].q.val() == self.last_entry.val();
                         self.squares_full.d.next = self.ring_squares[q].q.val() == self.window_bits.val();
+                        self.squares_none.d.next = !self.ring_squares[q].q.val().any();
                         self.value_last.d.next = self.ring_value[q].q.val() == self.last_entry.val();
+                        self.value_zero.d.next = !self.ring_value[q].q.val().any();
                         self.window_last.d.next = self.ring_window[q].q.val() == self.last_window.val();
                         self.window_next.d.next = self.ring_window[q].q.val() + 1;
                     }
@@ -587,6 +595,7 @@ macro_rules! lanes_unit {
                                     self.next_window.next = 1.into();
                                     self.ring_window[dn - 1].d.next = 1.into();
                                     self.read_entry.next = self.ring_value[0].q.val();
+                                    self.read_prime_entry.next = self.value_zero.q.val();
                                     if !self.value_last.q.val() {
                                         self.a_table.next = true;
                                     }
@@ -594,7 +603,7 @@ macro_rules! lanes_unit {
                                 }
                             }
                             LanePhase::Window => {
-                                if self.ring_last[0].q.val() & !self.ring_squares[0].q.val().any() {
+                                if self.ring_last[0].q.val() & self.squares_none.q.val() {
                                     // The last window's product: out of the domain.
                                     self.b_unit.next = true;
                                     self.classic.next = true;
@@ -605,6 +614,7 @@ macro_rules! lanes_unit {
                                     self.ring_squares[dn - 1].d.next = self.ring_squares[0].q.val() + 1;
                                 } else {
                                     self.read_entry.next = self.ring_value[0].q.val();
+                                    self.read_prime_entry.next = self.value_zero.q.val();
                                     self.ring_squares[dn - 1].d.next = 0.into();
                                     self.next_window.next = self.window_next.q.val();
                                     self.ring_window[dn - 1].d.next = self.window_next.q.val();
@@ -635,11 +645,8 @@ macro_rules! lanes_unit {
                         }
                     }
                     // The entry read: the lane's table, or the prime's region (its R mod p² for a zero
-                    // window).
-                    if !self.read_entry.val().any() {
-                        self.read_prime_entry.next = true;
-                    }
-                    // Regions are aligned to 2^w entries: an entry's address is its region's ORed with it.
+                    // window, whose value is the only entry 0 read). Regions are aligned to 2^w
+                    // entries: an entry's address is its region's ORed with it.
                     self.read_base.next = self.region.q.val();
                     if self.read_prime_entry.val() {
                         self.read_base.next = self.p_region.val();
