@@ -44,7 +44,8 @@
 //! column L with the step's products, while row 0 multiplies B by 1 in the first step and by 0
 //! after it.
 //!
-//! Not yet in an exponentiation unit.
+//! The delay engine's multiplier: `crate::exponentiation::lane_exp::DelayExp` runs a decryption's
+//! two paths in its lanes.
 
 use crate::fanout::replicas::{ReplicaSets, Replicas};
 use crate::fanout::toggles::Toggles;
