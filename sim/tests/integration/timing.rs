@@ -130,7 +130,6 @@ fn the_default_deep_loop_multiplier_stays_within_the_stage_budget() {
 /// up, then each sum's carry a limb up), its digits resolved k a turn from flags formed at the
 /// load, its operands' banks read through toggled selects, its DSPs registered at every stage.
 #[test]
-#[ignore = "slow: the delay core's test times this multiplier in place; scripts/test --full runs it"]
 fn the_delayed_quotient_multiplier_stays_within_the_stage_budget() {
     let t = delay(&emit_delay_mul(&DelayTiming::shape(128, 3).unwrap()));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
@@ -139,6 +138,7 @@ fn the_delayed_quotient_multiplier_stays_within_the_stage_budget() {
 /// The delay engine's core: the lanes engine's core, its unit and its paths' sequencer on the
 /// delayed-quotient multiplier (k = 3, 5-bit windows).
 #[test]
+#[ignore = "slow: the lanes core's test times the same core and unit, the multiplier's test the multiplier; scripts/test --full runs it"]
 fn the_delay_core_stays_within_the_stage_budget() {
     let t = delay(&emit_delay_core(&DelayTiming::shape(128, 3).unwrap(), 40, 5));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
