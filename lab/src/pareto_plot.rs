@@ -1,12 +1,12 @@
 //! `ecrt explore`'s Pareto plot: latency of one decryption against the chip's throughput, each at
 //! the point's plausible clock (at 100 MHz for a sweep run with `--no-timing`), one panel per key
-//! size, a colour per digits per step, the front drawn through, and for 2048-bit keys the targets
+//! size, a colour per digits per step and a shape per engine, the front drawn through, and for 2048-bit keys the targets
 //! (MESA's latency, the chip's pace). SVG, drawn with plotters; its text needs a TrueType font,
 //! read at run time.
 
 use crate::chip::{MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT, TARGET_THROUGHPUT_PLAUSIBLE_CLOCK};
 use crate::point::Point;
-use ecrt_contract::config::ExponentSchedule;
+use ecrt_contract::config::{Engine, ExponentSchedule};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -139,15 +139,32 @@ fn draw_panel(panel: &Panel, key_bits: usize, points: &[&Point]) -> Result<(), B
                     String::new()
                 };
                 let size = if p.pareto { 5 } else { 3 };
-                // Windows are circles, the segmented schedule triangles.
-                let marker: DynElement<_, (i32, i32)> = match p.config.schedule {
-                    ExponentSchedule::Windows => Circle::new((0, 0), size, colour.filled()).into_dyn(),
-                    ExponentSchedule::Segmented => TriangleMarker::new((0, 0), size + 2, colour.filled()).into_dyn(),
+                // The lanes engine's points are discs, the delay engine's squares, the two-slot
+                // engine's rings (its segmented schedule triangles).
+                let marker: DynElement<_, (i32, i32)> = match (p.config.schedule, p.config.engine) {
+                    (ExponentSchedule::Segmented, _) => {
+                        TriangleMarker::new((0, 0), size + 2, colour.filled()).into_dyn()
+                    }
+                    (_, Engine::Lanes) => Circle::new((0, 0), size, colour.filled()).into_dyn(),
+                    (_, Engine::Delay) => Rectangle::new([(-size, -size), (size, size)], colour.filled()).into_dyn(),
+                    (_, Engine::Slots) => Circle::new((0, 0), size, colour.stroke_width(2)).into_dyn(),
                 };
                 EmptyElement::at(at) + marker + Text::new(name, (6, -14), ("sans-serif", 12))
             }))?
             .label(format!("k = {k} limbs per step"))
             .legend(move |(x, y)| Circle::new((x + 9, y), 4, colour.filled()));
+    }
+    if points.iter().any(|p| p.config.engine == Engine::Delay) {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label("squares: delay engine")
+            .legend(|(x, y)| Rectangle::new([(x + 5, y - 4), (x + 13, y + 4)], BLACK.filled()));
+    }
+    if points.iter().any(|p| p.config.engine == Engine::Slots) {
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label("rings: two-slot engine")
+            .legend(|(x, y)| Circle::new((x + 9, y), 4, BLACK.stroke_width(2)));
     }
     if points.iter().any(|p| p.config.schedule == ExponentSchedule::Segmented) {
         chart

@@ -102,14 +102,15 @@ pub(super) fn with_target(figure: &str, value: String, target: String) -> Row {
     Row { figure: figure.into(), value, target }
 }
 
-/// "ratio× over" or "ratio× under" a bound, with "met" or "missed".
+/// "met", or "missed" and by how many times (two decimals when one would say 1.0).
 pub(super) fn against(v: Val, target: f64, at_most: bool) -> String {
     let (met, ratio) =
         if at_most { (v.hi <= target, v.map(|x| x / target)) } else { (v.lo >= target, v.map(|x| target / x)) };
     if met {
         "met".into()
     } else {
-        format!("missed, {}×", dec(ratio, 1))
+        let places = if ratio.hi < 1.05 { 2 } else { 1 };
+        format!("missed, {}×", dec(ratio, places))
     }
 }
 
