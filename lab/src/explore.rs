@@ -45,7 +45,7 @@ pub struct Targets {
 
 /// Sweep accelerator configurations: exact cycles, Yosys resources and logic delay, cores per
 /// xc7vx690t and the chip's projected throughput; a table, explore.json and a Pareto plot
-/// (tens of minutes on a cold cache at 2048 bits; repeated, the time to generate each point's
+/// (an hour or more on a cold cache at 2048 bits; repeated, the time to generate each point's
 /// Verilog).
 #[derive(clap::Args)]
 pub struct Args {
