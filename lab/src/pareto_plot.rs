@@ -1,7 +1,7 @@
 //! `ecrt explore`'s Pareto plot: latency of one decryption against the chip's throughput, each at
 //! the point's plausible clock (at 100 MHz for a sweep run with `--no-timing`), one panel per key
-//! size, a colour per digits per step and a shape per engine, the front drawn through, and for 2048-bit keys the targets
-//! (MESA's latency, the chip's pace). SVG, drawn with plotters; its text needs a TrueType font,
+//! size, a colour per digits per step and a shape per engine, the front drawn through, and for
+//! 2048-bit keys the targets (MESA's latency, the chip's pace). SVG, drawn with plotters; its text needs a TrueType font,
 //! read at run time.
 
 use crate::chip::{MESA_CYCLES, REFERENCE_MHZ, TARGET_THROUGHPUT, TARGET_THROUGHPUT_PLAUSIBLE_CLOCK};

@@ -489,17 +489,17 @@ fn lanes_rows(r: &LanesReport) -> Vec<Row> {
     rows
 }
 
-/// The best point of an explore record by `figure` (largest, or smallest when `lowest`), named.
-fn best_point(points: &[Point], figure: impl Fn(&Point) -> f64, lowest: bool) -> Option<(String, Val)> {
-    let best = points.iter().min_by(|a, b| {
-        let (a, b) = (figure(a), figure(b));
+/// The best point of an explore record by `figure` (largest, or smallest when `lowest`), among
+/// the points that have it.
+fn best_point(points: &[Point], figure: impl Fn(&Point) -> Option<f64>, lowest: bool) -> Option<(&Point, Val)> {
+    let (best, v) = points.iter().filter_map(|p| figure(p).map(|v| (p, v))).min_by(|(_, a), (_, b)| {
         if lowest {
-            a.total_cmp(&b)
+            a.total_cmp(b)
         } else {
-            b.total_cmp(&a)
+            b.total_cmp(a)
         }
     })?;
-    Some((point_name(best), Val::one(figure(best))))
+    Some((best, Val::one(v)))
 }
 
 fn point_name(p: &Point) -> String {
@@ -526,21 +526,59 @@ fn explore_rows(r: &ExploreReport) -> Vec<Row> {
             String::new()
         }
     };
-    if let Some((name, v)) = best_point(points, |p| p.latency_cycles as f64, true) {
+    if let Some((p, v)) = best_point(points, |p| Some(p.latency_cycles as f64), true) {
         rows.push(with_target(
             "lowest latency of the sweep",
-            format!("{} cycles ({name})", int(v)),
+            format!("{} cycles ({})", int(v), point_name(p)),
             target("≤ 57,700 (MESA)", v, MESA_CYCLES, true),
         ));
     }
-    if let Some((name, v)) = best_point(points, |p| p.decryptions_per_s_100mhz, false) {
+    if let Some((p, v)) = best_point(points, |p| Some(p.decryptions_per_s_100mhz), false) {
         rows.push(with_target(
             "highest chip throughput of the sweep, 100 MHz",
-            format!("{}/s ({name})", int(v)),
+            format!("{}/s ({})", int(v), point_name(p)),
             target("≥ 3,466", v, TARGET_THROUGHPUT, false),
         ));
     }
-    rows.extend(clocked_sweep_rows(points, is_2048));
+    // Against the clock-aware targets, for a timed sweep: at each point's plausible clock.
+    let timed = points.iter().filter(|p| p.logic_delay_ns.is_some()).count();
+    let mesa_us = MESA_CYCLES / REFERENCE_MHZ;
+    if let Some((p, v)) = best_point(points, |p| p.logic_delay_ns, false) {
+        let within = points.iter().filter(|p| p.logic_delay_ns.is_some_and(|d| d <= TARGET_LOGIC_NS)).count();
+        rows.push(with_target(
+            "longest logic path of the sweep",
+            format!("{} ns ({}); {within} of {timed} points within 2.5 ns", dec(v, 2), point_name(p)),
+            target("≤ 2.5 ns", v, TARGET_LOGIC_NS, true),
+        ));
+    }
+    if let Some((p, v)) = best_point(points, |p| p.latency_us_plausible_clock, true) {
+        rows.push(with_target(
+            "lowest latency of the sweep at its plausible clock",
+            format!("{} µs ({}, {})", int(v), point_name(p), clock_of(p)),
+            target("≤ 577 µs (MESA)", v, mesa_us, true),
+        ));
+    }
+    if let Some((p, v)) = best_point(points, |p| p.chip_decryptions_per_s_plausible_clock, false) {
+        rows.push(with_target(
+            "highest chip throughput of the sweep at its plausible clock",
+            format!("{}/s ({}, {})", int(v), point_name(p), clock_of(p)),
+            target("≥ 7,000/s", v, TARGET_THROUGHPUT_PLAUSIBLE_CLOCK, false),
+        ));
+    }
+    if is_2048 && timed > 0 {
+        let both = points
+            .iter()
+            .filter(|p| {
+                p.latency_us_plausible_clock.is_some_and(|us| us <= mesa_us)
+                    && p.chip_decryptions_per_s_plausible_clock.is_some_and(|r| r >= TARGET_THROUGHPUT_PLAUSIBLE_CLOCK)
+            })
+            .count();
+        rows.push(with_target(
+            "points meeting the latency and chip targets together at their plausible clock",
+            format!("{both} of {timed}"),
+            format!("≥ 1: {}", if both > 0 { "met" } else { "missed" }),
+        ));
+    }
     rows.extend(schedule_rows(points));
     for p in points {
         let one = |x: f64| int(Val::one(x));
@@ -569,71 +607,6 @@ fn explore_rows(r: &ExploreReport) -> Vec<Row> {
             parts.push("**Pareto**".into());
         }
         rows.push(row(&point_name(p), parts.join("; ")));
-    }
-    rows
-}
-
-/// The sweep against the clock-aware targets, for a timed sweep: its longest logic path, its
-/// lowest latency and its highest chip throughput at each point's plausible clock, and how many
-/// points meet the latency and the chip targets together.
-fn clocked_sweep_rows(points: &[Point], is_2048: bool) -> Vec<Row> {
-    let timed: Vec<&Point> = points.iter().filter(|p| p.logic_delay_ns.is_some()).collect();
-    if timed.is_empty() {
-        return Vec::new();
-    }
-    let mesa_us = MESA_CYCLES / REFERENCE_MHZ;
-    let target = |text: &str, v: f64, goal: f64, at_most: bool| {
-        if is_2048 {
-            format!("{text}: {}", against(Val::one(v), goal, at_most))
-        } else {
-            String::new()
-        }
-    };
-    let best = |figure: fn(&Point) -> Option<f64>, lowest: bool| {
-        timed.iter().filter_map(|p| figure(p).map(|v| (*p, v))).min_by(|(_, a), (_, b)| {
-            if lowest {
-                a.total_cmp(b)
-            } else {
-                b.total_cmp(a)
-            }
-        })
-    };
-    let mut rows = Vec::new();
-    if let Some((p, v)) = best(|p| p.logic_delay_ns, false) {
-        let within = timed.iter().filter(|p| p.logic_delay_ns.is_some_and(|d| d <= TARGET_LOGIC_NS)).count();
-        rows.push(with_target(
-            "longest logic path of the sweep",
-            format!("{} ns ({}); {within} of {} points within 2.5 ns", dec(Val::one(v), 2), point_name(p), timed.len()),
-            target("≤ 2.5 ns", v, TARGET_LOGIC_NS, true),
-        ));
-    }
-    if let Some((p, v)) = best(|p| p.latency_us_plausible_clock, true) {
-        rows.push(with_target(
-            "lowest latency of the sweep at its plausible clock",
-            format!("{} µs ({}, {})", int(Val::one(v)), point_name(p), clock_of(p)),
-            target("≤ 577 µs (MESA)", v, mesa_us, true),
-        ));
-    }
-    if let Some((p, v)) = best(|p| p.chip_decryptions_per_s_plausible_clock, false) {
-        rows.push(with_target(
-            "highest chip throughput of the sweep at its plausible clock",
-            format!("{}/s ({}, {})", int(Val::one(v)), point_name(p), clock_of(p)),
-            target("≥ 7,000/s", v, TARGET_THROUGHPUT_PLAUSIBLE_CLOCK, false),
-        ));
-    }
-    if is_2048 {
-        let both = timed
-            .iter()
-            .filter(|p| {
-                p.latency_us_plausible_clock.is_some_and(|us| us <= mesa_us)
-                    && p.chip_decryptions_per_s_plausible_clock.is_some_and(|r| r >= TARGET_THROUGHPUT_PLAUSIBLE_CLOCK)
-            })
-            .count();
-        rows.push(with_target(
-            "points meeting the latency and chip targets together at their plausible clock",
-            format!("{both} of {}", timed.len()),
-            format!("≥ 1: {}", if both > 0 { "met" } else { "missed" }),
-        ));
     }
     rows
 }
