@@ -283,7 +283,12 @@ mod tests {
 
     #[test]
     fn a_timed_point_has_both_clocks_and_its_front_is_drawn_at_the_plausible_one() {
-        let timing = |ns: f64| TimingEstimate { logic_delay_ns: ns, critical_path: Vec::new(), tool: "t".into() };
+        let timing = |ns: f64| TimingEstimate {
+            logic_delay_ns: ns,
+            critical_path: Vec::new(),
+            tool: "t".into(),
+            packed_block_rams: 0,
+        };
         let config = AcceleratorConfig { digits_per_step: 4, ..Default::default() };
         let p = Point::new(&config, &resources(1_242, 96_298), Some(&timing(5.0)));
         assert_eq!((p.conservative_clock_mhz, p.plausible_clock_mhz), (Some(50.0), Some(100.0)));

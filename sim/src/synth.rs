@@ -48,10 +48,8 @@ pub(crate) fn cached<T: Serialize + DeserializeOwned>(
             std::fs::write(dir.join(name), text)
                 .map_err(|e| SimError::io(format!("writing {}", dir.join(name).display()), e))?;
         }
-        let log = Log::create(dir.join("yosys.log"))?;
-        let mut cmd = Command::new("yosys");
-        cmd.arg("-q").arg("-p").arg(&job.script).current_dir(dir);
-        log.run(&mut cmd, "yosys")?;
+        Log::create(dir.join("yosys.log"))?;
+        yosys(dir, &job.script)?;
         parse(dir)
     };
     let failed_dir = cache_dir.map(Path::to_path_buf).unwrap_or_else(|| std::env::temp_dir().join("ecrt-sim"));
@@ -60,6 +58,13 @@ pub(crate) fn cached<T: Serialize + DeserializeOwned>(
         store(path, &value, dir)?;
     }
     Ok(value)
+}
+
+/// Runs `yosys -q -p script` in `dir`, its output appended to the run's `yosys.log`.
+pub(crate) fn yosys(dir: &Path, script: &str) -> Result<()> {
+    let mut cmd = Command::new("yosys");
+    cmd.arg("-q").arg("-p").arg(script).current_dir(dir);
+    Log { path: dir.join("yosys.log") }.run(&mut cmd, "yosys")
 }
 
 /// Whether a result is cached (without running anything).

@@ -33,8 +33,14 @@
 //! not the design ever reads what it just wrote, as Vivado times it too. The library's numbers are
 //! prjxray-db's Artix-7 ones, not the Virtex-7 data sheet's. The default configuration's 512-bit
 //! core had the same longest path (4.98 ns) before and after: its RAM64M paths are shorter.
+//!
+//! **Block RAM output registers.** A flip-flop that only takes a block RAM's read data is packed
+//! into the RAM's output register before `sta`, as Vivado's synthesis packs it and Yosys does not
+//! ([`bram_pack`]): the synthesized netlist is written out (`write_json`), packed, read back and
+//! timed, the read at 0.88 ns instead of 2.45 ns and the paths after it from the RAM.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::cache::content_key;
 use crate::error::{Result, SimError};
@@ -44,7 +50,9 @@ use crate::toolchain::yosys_version;
 use crate::EstimateOptions;
 
 /// Bump when the script or the parsing changes: part of the cache key.
-const TIMING_FORMAT: &str = "ecrt-sim timing 3";
+const TIMING_FORMAT: &str = "ecrt-sim timing 4";
+
+mod bram_pack;
 
 /// One step of the critical path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,6 +77,9 @@ pub struct TimingEstimate {
     pub critical_path: Vec<PathStep>,
     /// Which tool and script produced it.
     pub tool: String,
+    /// How many block RAMs had a flip-flop packed into their output register.
+    #[serde(default)]
+    pub packed_block_rams: usize,
 }
 
 impl std::fmt::Display for TimingEstimate {
@@ -94,16 +105,22 @@ impl TimingEstimate {
 
 /// Arcs the cell library lacks (see the module docs), read after it.
 const LUTRAM_ARCS: &str = include_str!("timing/lutram_arcs.v");
+/// The block RAMs with their output register in use ([`bram_pack`]).
+const BRAM_ARCS: &str = include_str!("timing/bram_arcs.v");
 
-/// The Yosys script: after synthesis, the cell library with its specify blocks and the missing
-/// arcs, and no derived cell modules left from ABC9 (they have no arcs).
-fn script(top: &str) -> String {
+/// The synthesis, its netlist written for [`bram_pack`].
+fn synth_script(top: &str) -> String {
     format!(
         "read_verilog top.v; synth_xilinx -family xc7 -top {top} -flatten -abc9 -nosrl -noiopad -noclkbuf; \
-         read_verilog -lib -specify +/xilinx/cells_sim.v; read_verilog -lib -specify lutram_arcs.v; \
-         delete =$paramod*; tee -q -o sta.txt sta"
+         write_json synth.json"
     )
 }
+
+/// The packed netlist timed: the cell library with its specify blocks and the missing arcs, and no
+/// derived cell modules left from ABC9 (they have no arcs).
+const STA_SCRIPT: &str = "read_json packed.json; read_verilog -lib -specify +/xilinx/cells_sim.v; \
+     read_verilog -lib -specify lutram_arcs.v; read_verilog -lib -specify bram_arcs.v; delete =$paramod*; \
+     tee -q -o sta.txt sta";
 
 /// The longest register-to-register logic delay of `top` in `verilog` (see the module docs),
 /// cached by content in `opts.cache_dir` (`opts.method` does not apply: the run is always flat).
@@ -112,29 +129,49 @@ pub fn logic_delay(verilog: &str, top: &str, opts: &EstimateOptions) -> Result<T
         return Err(SimError::Spec(format!("unusable top module name {top:?}")));
     }
     let version = yosys_version()?;
-    let script = script(top);
+    let script = synth_script(top);
     let key = content_key(&[
         TIMING_FORMAT.as_bytes(),
         version.as_bytes(),
         script.as_bytes(),
+        STA_SCRIPT.as_bytes(),
         LUTRAM_ARCS.as_bytes(),
+        BRAM_ARCS.as_bytes(),
         verilog.as_bytes(),
     ]);
     let cache = opts.cache_dir.as_deref();
     let spinner =
         Spinner::new(opts.progress && !synth::is_cached(cache, "timing", &key), &format!("ecrt-sim: yosys `{top}`"));
-    spinner.step("synth_xilinx -flatten -abc9; sta");
+    spinner.step("synth_xilinx -flatten -abc9; block RAM output registers; sta");
     let tool = format!(
-        "{version}: synth_xilinx -family xc7 -flatten -abc9 -nosrl; sta with cells_sim.v delays and RAM64M's ADDR[5] arcs \
-         (no routing)"
+        "{version}: synth_xilinx -family xc7 -flatten -abc9 -nosrl; block RAM output registers packed; sta with \
+         cells_sim.v delays and RAM64M's ADDR[5] arcs (no routing)"
     );
-    let job = Job { files: vec![("top.v", verilog), ("lutram_arcs.v", LUTRAM_ARCS)], script };
-    let r = synth::cached(cache, "timing", &key, &job, |dir| parse_sta(&synth::read(dir, "sta.txt")?, &tool));
+    let job =
+        Job { files: vec![("top.v", verilog), ("lutram_arcs.v", LUTRAM_ARCS), ("bram_arcs.v", BRAM_ARCS)], script };
+    let r = synth::cached(cache, "timing", &key, &job, |dir| {
+        let packed_block_rams = pack_netlist(dir, top)?;
+        synth::yosys(dir, STA_SCRIPT)?;
+        Ok(TimingEstimate { packed_block_rams, ..parse_sta(&synth::read(dir, "sta.txt")?, &tool)? })
+    });
     match &r {
         Ok(_) => spinner.done(&format!("ecrt-sim: Yosys timing of `{top}`")),
         Err(_) => spinner.clear(),
     }
     r
+}
+
+/// `synth.json` packed ([`bram_pack`]) into `packed.json`; how many block RAMs it packed.
+fn pack_netlist(dir: &std::path::Path, top: &str) -> Result<usize> {
+    let err = |m: String| SimError::Report { tool: "yosys write_json", message: m };
+    let text = synth::read(dir, "synth.json")?;
+    let mut netlist: Value = serde_json::from_str(&text).map_err(|e| err(format!("synth.json: {e}")))?;
+    drop(text);
+    let packed = bram_pack::pack(&mut netlist, top).map_err(err)?;
+    let path = dir.join("packed.json");
+    let file = std::fs::File::create(&path).map_err(|e| SimError::io(format!("creating {}", path.display()), e))?;
+    serde_json::to_writer(std::io::BufWriter::new(file), &netlist).map_err(|e| err(format!("packed.json: {e}")))?;
+    Ok(packed)
 }
 
 /// Reads `sta`'s report: `Latest arrival time in 'top' is 6262:`, then the path from its end back
@@ -180,7 +217,12 @@ pub(crate) fn parse_sta(text: &str, tool: &str) -> Result<TimingEstimate> {
         return Err(err("the critical path lists no cells".into()));
     }
     path.reverse();
-    Ok(TimingEstimate { logic_delay_ns: latest / 1000.0, critical_path: path, tool: tool.to_owned() })
+    Ok(TimingEstimate {
+        logic_delay_ns: latest / 1000.0,
+        critical_path: path,
+        tool: tool.to_owned(),
+        packed_block_rams: 0,
+    })
 }
 
 #[cfg(test)]

@@ -108,7 +108,9 @@ pub struct StreamOut {
     hold_left: DFF<Bits<PACKET_HOLD_BITS>>,
     // Core k's next results dropped, counted off as their frames start: a bit a result, the
     // lowest first (a shift counts one off, where a subtraction's carry chain was the longest
-    // path behind the choice of a frame's source), set from the core's count of jobs.
+    // path behind the choice of a frame's source), set from the core's count of jobs. The set
+    // bits are always the lowest ones, so the lowest bit says whether any result is stale (an OR
+    // of all 15 was the longest path, in front of TLAST).
     stale: Vec<DFF<Bits<MAX_CORE_JOBS>>>,
     all_jobs: Constant<Bits<MAX_CORE_JOBS>>,
     dropping: DFF<bool>,
@@ -242,7 +244,7 @@ impl Logic for StreamOut {
         self.limb.next = 0.into();
         for k in 0..self.core_result_valid.len() {
             if self.core_result_valid[k].val()
-                & !self.stale[k].q.val().any()
+                & !self.stale[k].q.val().get_bit(0)
                 & (!self.active.q.val() | self.from_error.q.val() | (self.source.q.val() != self.core_number[k].val()))
             {
                 self.other_waiting.next = true;
@@ -280,7 +282,7 @@ impl Logic for StreamOut {
                 self.status.d.next = 0.into();
                 self.dropping.d.next = false;
                 for k in 0..self.stale.len() {
-                    if self.stale[k].q.val().any() & (self.pick.val() == self.core_number[k].val()) {
+                    if self.stale[k].q.val().get_bit(0) & (self.pick.val() == self.core_number[k].val()) {
                         self.dropping.d.next = true;
                         self.stale[k].d.next = self.stale[k].q.val() >> 1;
                     }
