@@ -155,7 +155,7 @@ fn lanes_engine_constant_time() {
 
 /// The delay engine: phe's 1024-bit vectors, three one after the other on its one pair.
 #[test]
-#[ignore = "slow: a 1024-bit model of its own; the constant-time test and the core's full-width test run the engine; scripts/test --full runs it"]
+#[ignore = "slow: a 1024-bit model of its own; the constant-time test runs the engine; scripts/test --full runs it"]
 fn delay_engine_phe_vectors() {
     check_phe_vectors_on(&AcceleratorConfig { engine: Engine::Delay, ..lanes(1024) }, 3);
 }

@@ -138,6 +138,7 @@ endmodule
 /// three-term redistribution of 17-bit pieces, but neither four column terms nor a multiplexer in
 /// front of the 42-bit add.
 #[test]
+#[ignore = "slow (four Yosys runs of plain adders: the budget's calibration, not the design's): scripts/test --full runs it"]
 fn what_a_stage_of_two_and_a_half_nanoseconds_holds() {
     let ns = |terms, bits, muxed| delay(&registered_sum(terms, bits, muxed)).logic_delay_ns;
     let (two, redistribution) = (ns(2, 42, false), ns(3, 17, false));
@@ -148,8 +149,8 @@ fn what_a_stage_of_two_and_a_half_nanoseconds_holds() {
 
 /// The deep-loop multiplier keeps every path within that budget: its DSP48E1s registered at every
 /// stage, its columns summed down their cascades, its redistribution one LUT level and one carry
-/// chain. k = 1 has no cascade; the default k = 3 is timed in the lanes core below, and alone by
-/// `scripts/test --full` (`ecrt bench-multiplier` measures more).
+/// chain. k = 1 has no cascade; `scripts/test --full` times the default k = 3 alone and in the
+/// lanes core below (`ecrt bench-multiplier` measures more).
 #[test]
 fn the_deep_loop_multiplier_stays_within_the_stage_budget() {
     let t = delay(&emit_deep_mul(&FoldShape::new(128, 1).unwrap()));
@@ -158,7 +159,7 @@ fn the_deep_loop_multiplier_stays_within_the_stage_budget() {
 
 /// The deep loop at k = 3 alone (the lanes core below holds it).
 #[test]
-#[ignore = "slow: the lanes core's test times this multiplier in place; scripts/test --full runs it"]
+#[ignore = "slow (minutes of Yosys): scripts/test --full runs it"]
 fn the_default_deep_loop_multiplier_stays_within_the_stage_budget() {
     let t = delay(&emit_deep_mul(&FoldShape::new(128, 3).unwrap()));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
@@ -168,7 +169,7 @@ fn the_default_deep_loop_multiplier_stays_within_the_stage_budget() {
 /// up, then each sum's carry a limb up), its digits resolved k a turn from flags formed at the
 /// load, its operands' banks read through toggled selects, its DSPs registered at every stage.
 #[test]
-#[ignore = "slow: the fast suite times the default engine's core; scripts/test --full runs it"]
+#[ignore = "slow (minutes of Yosys): scripts/test --full runs it"]
 fn the_delayed_quotient_multiplier_stays_within_the_stage_budget() {
     let t = delay(&emit_delay_mul(&DelayTiming::shape(128, 3).unwrap()));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
@@ -177,7 +178,7 @@ fn the_delayed_quotient_multiplier_stays_within_the_stage_budget() {
 /// The delay engine's core: the lanes engine's core, its unit and its paths' sequencer on the
 /// delayed-quotient multiplier (k = 3, 5-bit windows).
 #[test]
-#[ignore = "slow: the lanes core's test times the same core and unit, the multiplier's test the multiplier; scripts/test --full runs it"]
+#[ignore = "slow (minutes of Yosys): scripts/test --full runs it"]
 fn the_delay_core_stays_within_the_stage_budget() {
     let t = delay(&emit_delay_core(&DelayTiming::shape(128, 3).unwrap(), 40, 5));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
@@ -187,15 +188,17 @@ fn the_delay_core_stays_within_the_stage_budget() {
 /// reads and writes, and the operands' multiplexers in front of the multiplier's load, each within
 /// that budget (k = 3, 5-bit windows).
 #[test]
-#[ignore = "slow: the lanes core's test times these paths in place; scripts/test --full runs it"]
+#[ignore = "slow (minutes of Yosys): scripts/test --full runs it"]
 fn the_lane_paths_stay_within_the_stage_budget() {
     let t = delay(&emit_lane_exp(&FoldShape::new(128, 3).unwrap(), 40, 5));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
 }
 
 /// The lanes engine's core: the engine, the ciphertext's intake, the terms' memory, the queue of
-/// busy pairs and the correction (its sum and difference a cycle apart).
+/// busy pairs and the correction (its sum and difference a cycle apart). `ecrt estimate` and
+/// `ecrt bench` time the whole accelerator.
 #[test]
+#[ignore = "slow (minutes of Yosys): scripts/test --full runs it"]
 fn the_lanes_core_stays_within_the_stage_budget() {
     let t = delay(&emit_deep_core(&FoldShape::new(128, 3).unwrap(), 40, 5));
     assert!(t.logic_delay_ns <= STAGE_BUDGET_NS, "{t}");
