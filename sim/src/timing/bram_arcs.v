@@ -7,6 +7,27 @@
 // library's ports and setup times and the 882 ps arcs alone (prjxray-db's Artix-7 BRAM_L timings,
 // as the library cites them). They take no parameters: the packed cells carry none.
 
+// DW, PW: the widths of a port's read data and parity.
+`define DO_REG_ARCS(DW, PW) \
+  specify \
+    $setup(ADDRARDADDR, posedge CLKARDCLK, 566); \
+    $setup(ADDRBWRADDR, posedge CLKBWRCLK, 566); \
+    $setup(WEA, posedge CLKARDCLK, 532); \
+    $setup(WEBWE, posedge CLKBWRCLK, 532); \
+    $setup(REGCEAREGCE, posedge CLKARDCLK, 360); \
+    $setup(RSTREGARSTREG, posedge CLKARDCLK, 342); \
+    $setup(REGCEB, posedge CLKBWRCLK, 360); \
+    $setup(RSTREGB, posedge CLKBWRCLK, 342); \
+    $setup(DIADI, posedge CLKARDCLK, 737); \
+    $setup(DIBDI, posedge CLKBWRCLK, 737); \
+    $setup(DIPADIP, posedge CLKARDCLK, 737); \
+    $setup(DIPBDIP, posedge CLKBWRCLK, 737); \
+    (posedge CLKARDCLK => (DOADO : DW'bx)) = 882; \
+    (posedge CLKARDCLK => (DOPADOP : PW'bx)) = 882; \
+    (posedge CLKBWRCLK => (DOBDO : DW'bx)) = 882; \
+    (posedge CLKBWRCLK => (DOPBDOP : PW'bx)) = 882; \
+  endspecify
+
 module RAMB18E1_DO_REG (
   input CLKARDCLK, CLKBWRCLK, ENARDEN, ENBWREN, REGCEAREGCE, REGCEB,
   input RSTRAMARSTRAM, RSTRAMB, RSTREGARSTREG, RSTREGB,
@@ -18,24 +39,7 @@ module RAMB18E1_DO_REG (
   output [15:0] DOADO, DOBDO,
   output [1:0] DOPADOP, DOPBDOP
 );
-  specify
-    $setup(ADDRARDADDR, posedge CLKARDCLK, 566);
-    $setup(ADDRBWRADDR, posedge CLKBWRCLK, 566);
-    $setup(WEA, posedge CLKARDCLK, 532);
-    $setup(WEBWE, posedge CLKBWRCLK, 532);
-    $setup(REGCEAREGCE, posedge CLKARDCLK, 360);
-    $setup(RSTREGARSTREG, posedge CLKARDCLK, 342);
-    $setup(REGCEB, posedge CLKBWRCLK, 360);
-    $setup(RSTREGB, posedge CLKBWRCLK, 342);
-    $setup(DIADI, posedge CLKARDCLK, 737);
-    $setup(DIBDI, posedge CLKBWRCLK, 737);
-    $setup(DIPADIP, posedge CLKARDCLK, 737);
-    $setup(DIPBDIP, posedge CLKBWRCLK, 737);
-    (posedge CLKARDCLK => (DOADO : 16'bx)) = 882;
-    (posedge CLKARDCLK => (DOPADOP : 2'bx)) = 882;
-    (posedge CLKBWRCLK => (DOBDO : 16'bx)) = 882;
-    (posedge CLKBWRCLK => (DOPBDOP : 2'bx)) = 882;
-  endspecify
+  `DO_REG_ARCS(16, 2)
 endmodule
 
 module RAMB36E1_DO_REG (
@@ -54,22 +58,5 @@ module RAMB36E1_DO_REG (
   input [3:0] WEA,
   input [7:0] WEBWE
 );
-  specify
-    $setup(ADDRARDADDR, posedge CLKARDCLK, 566);
-    $setup(ADDRBWRADDR, posedge CLKBWRCLK, 566);
-    $setup(WEA, posedge CLKARDCLK, 532);
-    $setup(WEBWE, posedge CLKBWRCLK, 532);
-    $setup(REGCEAREGCE, posedge CLKARDCLK, 360);
-    $setup(RSTREGARSTREG, posedge CLKARDCLK, 342);
-    $setup(REGCEB, posedge CLKBWRCLK, 360);
-    $setup(RSTREGB, posedge CLKBWRCLK, 342);
-    $setup(DIADI, posedge CLKARDCLK, 737);
-    $setup(DIBDI, posedge CLKBWRCLK, 737);
-    $setup(DIPADIP, posedge CLKARDCLK, 737);
-    $setup(DIPBDIP, posedge CLKBWRCLK, 737);
-    (posedge CLKARDCLK => (DOADO : 32'bx)) = 882;
-    (posedge CLKARDCLK => (DOPADOP : 4'bx)) = 882;
-    (posedge CLKBWRCLK => (DOBDO : 32'bx)) = 882;
-    (posedge CLKBWRCLK => (DOPBDOP : 4'bx)) = 882;
-  endspecify
+  `DO_REG_ARCS(32, 4)
 endmodule
