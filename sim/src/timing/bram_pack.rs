@@ -20,7 +20,7 @@
 //! not do; the packed cells carry no parameters (the arcs need none). A RAM any of whose
 //! read-data bits fails the rules keeps its type and its 2.45 ns.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -30,8 +30,8 @@ const PACKED: [(&str, &str); 2] = [("RAMB18E1", "RAMB18E1_DO_REG"), ("RAMB36E1",
 /// Outputs of a `RAMB36E1` that must be unused: the register would delay them too.
 const OTHER_OUTPUTS: [&str; 6] = ["CASCADEOUTA", "CASCADEOUTB", "ECCPARITY", "RDADDRECC", "SBITERR", "DBITERR"];
 
-/// One input pin of a cell: the cell's name, the port and the bit's index in it.
-type Pin = (String, String, usize);
+/// One input pin of a cell: the cell's name and the port.
+type Pin = (String, String);
 
 /// Packs the output registers of the block RAMs of module `top` in a Yosys JSON netlist; returns
 /// how many RAMs it packed. A netlist it cannot read is an error; a RAM it cannot pack is not.
@@ -40,17 +40,17 @@ pub(crate) fn pack(netlist: &mut Value, top: &str) -> Result<usize, String> {
         .pointer_mut(&format!("/modules/{}", top.replace('~', "~0").replace('/', "~1")))
         .and_then(Value::as_object_mut)
         .ok_or_else(|| format!("the netlist has no module `{top}`"))?;
-    let port_bits: Vec<u64> = module
+    let port_bits: HashSet<u64> = module
         .get("ports")
         .and_then(Value::as_object)
         .map(|ports| ports.values().flat_map(|p| bits(p.get("bits"))).collect())
         .unwrap_or_default();
     let cells = module.get_mut("cells").and_then(Value::as_object_mut).ok_or("the module has no cells")?;
-    let loads = loads(cells, &port_bits);
+    let loads = loads(cells);
     let plans: Vec<(String, Plan)> = cells
         .iter()
         .filter(|(_, c)| PACKED.iter().any(|(from, _)| cell_type(c) == *from))
-        .filter_map(|(name, ram)| plan(ram, cells, &loads).map(|p| (name.clone(), p)))
+        .filter_map(|(name, ram)| plan(ram, cells, &loads, &port_bits).map(|p| (name.clone(), p)))
         .collect();
     for (name, plan) in &plans {
         apply(cells, name, plan);
@@ -68,11 +68,18 @@ struct Plan {
     reset: Value,
 }
 
-/// The packing of `ram`, if the rules of the module docs allow it.
-fn plan(ram: &Value, cells: &Map<String, Value>, loads: &HashMap<u64, Vec<Pin>>) -> Option<Plan> {
+/// The packing of `ram`, if the rules of the module docs allow it (`port_bits`: the bits the
+/// module's ports carry, which a packed read must not reach).
+fn plan(
+    ram: &Value,
+    cells: &Map<String, Value>,
+    loads: &HashMap<u64, Vec<Pin>>,
+    port_bits: &HashSet<u64>,
+) -> Option<Plan> {
+    let used = |b: u64| loads.contains_key(&b) || port_bits.contains(&b);
     if [param(ram, "DOA_REG"), param(ram, "DOB_REG")].iter().any(|v| *v != Some(0))
         || ["IS_CLKARDCLK_INVERTED", "IS_CLKBWRCLK_INVERTED"].iter().any(|p| param(ram, p).unwrap_or(0) != 0)
-        || OTHER_OUTPUTS.iter().any(|p| bits(connection(ram, p)).any(|b| loads.contains_key(&b)))
+        || OTHER_OUTPUTS.iter().any(|p| bits(connection(ram, p)).any(used))
     {
         return None;
     }
@@ -83,8 +90,11 @@ fn plan(ram: &Value, cells: &Map<String, Value>, loads: &HashMap<u64, Vec<Pin>>)
     let (mut outputs, mut flip_flops, mut enable, mut reset) = (Vec::new(), Vec::new(), None, None);
     for port in READ_DATA.iter().flatten() {
         for (i, bit) in connection(ram, port).and_then(Value::as_array).into_iter().flatten().enumerate() {
-            let Some(sinks) = bit.as_u64().and_then(|b| loads.get(&b)) else { continue };
-            let [(ff_name, pin, _)] = sinks.as_slice() else { return None };
+            let Some(b) = bit.as_u64().filter(|&b| used(b)) else { continue };
+            let [(ff_name, pin)] = loads.get(&b)?.as_slice() else { return None };
+            if port_bits.contains(&b) {
+                return None;
+            }
             let ff = &cells[ff_name];
             let reset_pin = match cell_type(ff) {
                 "FDRE" => "R",
@@ -129,26 +139,19 @@ fn apply(cells: &mut Map<String, Value>, name: &str, plan: &Plan) {
     }
 }
 
-/// Every net bit that a cell input or a module port reads, with the cell pins it reaches (none
-/// for a port: it blocks packing all the same).
-fn loads(cells: &Map<String, Value>, port_bits: &[u64]) -> HashMap<u64, Vec<Pin>> {
-    let mut loads: HashMap<u64, Vec<Pin>> = port_bits.iter().map(|&b| (b, Vec::new())).collect();
+/// Every net bit that a cell input reads, with the cell pins it reaches.
+fn loads(cells: &Map<String, Value>) -> HashMap<u64, Vec<Pin>> {
+    let mut loads: HashMap<u64, Vec<Pin>> = HashMap::new();
     for (name, cell) in cells {
         let directions = cell.get("port_directions").and_then(Value::as_object);
         for (port, net) in cell.get("connections").and_then(Value::as_object).into_iter().flatten() {
             if directions.and_then(|d| d.get(port)).and_then(Value::as_str) != Some("input") {
                 continue;
             }
-            for (i, bit) in net.as_array().into_iter().flatten().enumerate() {
-                if let Some(b) = bit.as_u64() {
-                    loads.entry(b).or_default().push((name.clone(), port.clone(), i));
-                }
+            for b in bits(Some(net)) {
+                loads.entry(b).or_default().push((name.clone(), port.clone()));
             }
         }
-    }
-    // A port's bit counts as a load that is no flip-flop's D.
-    for b in port_bits {
-        loads.get_mut(b).expect("inserted above").push((String::new(), String::new(), 0));
     }
     loads
 }
@@ -242,6 +245,11 @@ mod tests {
         let mut n = netlist("FDRE", json!([10]), false);
         n["modules"]["top"]["cells"]["ff1"]["connections"]["C"] = json!([3]);
         assert_eq!(pack(&mut n, "top"), Ok(0), "another clock");
+        for (bit, why) in [(21, "a read bit also leaves the module"), (30, "the unused port's read bit leaves it")] {
+            let mut n = netlist("FDRE", json!([10]), false);
+            n["modules"]["top"]["ports"]["out"] = json!({ "direction": "output", "bits": [bit] });
+            assert_eq!(pack(&mut n, "top"), Ok(0), "{why}");
+        }
         assert!(pack(&mut n, "other").is_err());
     }
 }
