@@ -9,7 +9,7 @@
 //! - [`fold_base`]: stage 1's column addends;
 //! - [`fold_sum`]: stage 2's column sums and redistribution;
 //! - [`fold_normalize`]: the result's normalized limbs;
-//! - [`mul_add`]: the DSP48E1 leaves, `p = c + x·y`;
+//! - [`mul_add`]: the DSP48E1 leaves, `p = c + x·y`; [`pre_add_mul`]: the one on the pre-adder;
 //! - [`deep_mul`]: the deep-loop multiplier, every stage a register and at most one adder, k + 3
 //!   interleaved lanes, folding mode only (not yet in the exponentiation unit);
 //! - [`column_addends`], [`redistribute`]: its column addends and its redistribution;
@@ -26,5 +26,6 @@ pub mod fold_normalize;
 pub mod fold_operands;
 pub mod fold_sum;
 pub mod mul_add;
+pub mod pre_add_mul;
 pub mod redistribute;
 pub mod window_pieces;

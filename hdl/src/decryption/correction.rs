@@ -62,13 +62,14 @@ pub struct Correction {
     low_p: Signal<Local, Bits<X_BITS>>,
     low_q: Signal<Local, Bits<X_BITS>>,
     low_n: Signal<Local, Bits<Y_BITS>>,
-    // p_0 + q_0 + carry; the previous step's digit d (its low 17 bits) and n's limb, registered;
-    // d + 2^17 − n_limb − borrow (bit 17 clear: a borrow).
+    // p_0 + q_0 + carry; the previous step's digit d (its low 17 bits) and n's limb inverted
+    // (2^17 − 1 − n_j), registered; d + 2^17 − n_j − borrow as d + n_inverted + !borrow, two
+    // operands and a carry in, so one LUT a bit before the carry chain (bit 17 clear: a borrow).
     step_sum: Signal<Local, Bits<20>>,
     digit: DFF<Bits<Y_BITS>>,
-    n_limb: DFF<Bits<Y_BITS>>,
+    n_inverted: DFF<Bits<Y_BITS>>,
     step_diff: Signal<Local, Bits<18>>,
-    bias: Signal<Local, Bits<18>>,
+    no_borrow: Signal<Local, Bits<18>>,
     // The limbs shift in the next cycle: the sum is running, or a limb was taken (`taken`).
     shift_next: Signal<Local, bool>,
     // Copies of shift_next: one per limb of the terms below the top (two registers a limb), one
@@ -112,9 +113,9 @@ impl Correction {
             low_n: Default::default(),
             step_sum: Default::default(),
             digit: Default::default(),
-            n_limb: Default::default(),
+            n_inverted: Default::default(),
             step_diff: Default::default(),
-            bias: Default::default(),
+            no_borrow: Default::default(),
             shift_next: Default::default(),
             // The top limbs take the running sum's digits, not a shift.
             shift_terms: Replicas::new(digits - 1),
@@ -131,7 +132,7 @@ impl Correction {
 impl Logic for Correction {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, carry, borrow, count, taken, digit, n_limb);
+        dff_setup!(self, clock, state, carry, borrow, count, taken, digit, n_inverted);
         clock!(self, clock, shift_terms, shift_modulus, capture_p, capture_q);
         for j in 0..self.sum.len() {
             self.sum[j].clock.next = self.clock.val();
@@ -149,14 +150,15 @@ impl Logic for Correction {
         self.step_sum.next = bit_cast::<20, X_BITS>(self.low_p.val())
             + bit_cast::<20, X_BITS>(self.low_q.val())
             + bit_cast::<20, 3>(self.carry.q.val());
-        self.bias.next = 131072.into();
+        self.no_borrow.next = 1.into();
         if self.borrow.q.val() {
-            self.bias.next = 131071.into();
+            self.no_borrow.next = 0.into();
         }
         self.digit.d.next = self.step_sum.val().get_bits::<Y_BITS>(0);
-        self.n_limb.d.next = self.low_n.val();
-        self.step_diff.next =
-            bit_cast::<18, Y_BITS>(self.digit.q.val()) + self.bias.val() - bit_cast::<18, Y_BITS>(self.n_limb.q.val());
+        self.n_inverted.d.next = !self.low_n.val();
+        self.step_diff.next = bit_cast::<18, Y_BITS>(self.digit.q.val())
+            + bit_cast::<18, Y_BITS>(self.n_inverted.q.val())
+            + self.no_borrow.val();
         self.valid.next = self.state.q.val() == CorrectionState::Holding;
         self.busy.next = self.state.q.val() != CorrectionState::Idle;
         // While holding, the borrow says which candidate is m: the sum when it was below n.

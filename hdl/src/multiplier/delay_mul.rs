@@ -32,7 +32,8 @@
 //! turn): one digit a step, whose exact quotient q = lo17(t_0·N′) needs T's low limb after the
 //! step's products. A step is d + 3 turns ([`DelayTiming::period`]): the **products turn** adds
 //! d·B (row 0's a·b digit; the other rows' products are off) to T shifted down a limb; stage A's
-//! sum s_0 is T mod 2^17, and two cycles later a DSP of its own (A, M, P registers) has q, which
+//! sum s_0 is T mod 2^17, and two cycles later a DSP of its own has q (its pre-adder forms s_0
+//! again from stage A's operands, [`PreAddQuotientMul`], so no carry chain feeds a DSP port), which
 //! row 0 takes at the lane's turn after next in place of a folding quotient (H's bank holds N's
 //! limbs, the other rows take 0), so q·N lands 2·d cycles later, at the **quotient turn**, which
 //! adds it to T unshifted (limb 0 becomes 0); the d + 1 turns between hold T (shift 0, no
@@ -55,8 +56,9 @@ use crate::multiplier::b_windows::BWindows;
 use crate::multiplier::column_addends::ColumnAddends;
 use crate::multiplier::deep_mul::{DSPS_PER_COPY, LANE_BITS};
 use crate::multiplier::mul_add::{
-    CascadeMulAdd, PipelinedWindowMul, RegisteredQuotientMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS,
+    CascadeMulAdd, PipelinedWindowMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS,
 };
+use crate::multiplier::pre_add_mul::PreAddQuotientMul;
 use crate::multiplier::redistribute::Redistribute;
 pub use ecrt_golden::hw::DelayTiming;
 use ecrt_golden::hw::{wide, ClassicOp, DelayedShape};
@@ -178,7 +180,8 @@ pub struct DelayMul {
     load_b1: ReplicaSets<bool>,
     // The turn's phases: consumes digits (a source per set of `consume_late` and `consume_one`,
     // then one for `ab_source` and one for the carry), stage A's select of T's limbs from k up
-    // (neither), 1 up (`near`), 0 up (`hold`) or none (both), per LIMBS_PER_COPY columns; takes a
+    // (neither), 1 up (`near`), 0 up (`hold`) or none (both), per LIMBS_PER_COPY columns and one
+    // for the classic quotient's own copy of column 0's select (`quotient_v`); takes a
     // folding quotient (per row and group of DSPs) or a classic one (per group), keeps its low
     // limbs (per LIMBS_PER_COPY kept limbs), finishes.
     consume: Replicas<bool>,
@@ -229,8 +232,11 @@ pub struct DelayMul {
     // where H has none).
     rows: Vec<CascadeMulAdd<X_BITS, 35>>,
     redistribute: Redistribute,
-    // The classic quotient from stage A's s_0 (T mod 2^17 after a products turn) and N′.
-    quotient: RegisteredQuotientMul,
+    // The classic quotient from stage A's s_0 (T mod 2^17 after a products turn) and N′, and its
+    // copy of stage A's addend to column 0: with its own selects, so that column 0's adder keeps
+    // its select in the LUT of its sum bits (a select shared with the DSP is a LUT level more).
+    quotient: PreAddQuotientMul,
+    quotient_v: Signal<Local, Bits<T_BITS>>,
     // y, stage A's addend of T's limbs and sums (< 2^19), and T, as wide as T's limbs in the
     // deep loop (T_BITS).
     y_r: Vec<DFF<Bits<T_BITS>>>,
@@ -335,8 +341,8 @@ impl DelayMul {
             load_b0: in_sets(copies(windows), 1),
             load_b1: in_sets(copies(windows), 1),
             consume: Replicas::new(sets(copies(operand_limbs)) + 2),
-            near: Replicas::new(copies(columns)),
-            hold: Replicas::new(copies(columns)),
+            near: Replicas::new(copies(columns) + 1),
+            hold: Replicas::new(copies(columns) + 1),
             take: Replicas::new(k * groups),
             quotient_take: Replicas::new(groups),
             keep: Replicas::new(copies(d * k)),
@@ -367,6 +373,7 @@ impl DelayMul {
             rows: many(k * columns),
             redistribute: Redistribute::new(columns),
             quotient: Default::default(),
+            quotient_v: Default::default(),
             y_r: many(columns),
             t_shifted: many(columns),
             s_r: many(columns),
@@ -889,10 +896,23 @@ impl Logic for DelayMul {
                                             self.s_r[j].d.next = self.y_r[j].q.val() + self.t_shifted[j].val();
                                         }
                                         // The classic quotient: lo17(s_0)·N′ of the lane whose turn it
-                                        // was, taken by row 0 at its next turn.
-                                        self.quotient.x.next = self.s_r[0].q.val().get_bits::<Y_BITS>(0);
+                                        // was, taken by row 0 at its next turn; s_0 summed again in
+                                        // the DSP's pre-adder.
+                                        for qc in (self.near.q.len() - 1)..self.near.q.len() {
+                                            self.quotient_v.next = self.t_r[kn].q.val();
+                                            if self.hold.q[qc].val() {
+                                                self.quotient_v.next = self.t_r[0].q.val();
+                                            }
+                                            if self.near.q[qc].val() {
+                                                self.quotient_v.next = 0.into();
+                                            }
+                                            if self.near.q[qc].val() & !self.hold.q[qc].val() {
+                                                self.quotient_v.next = self.t_r[1].q.val();
+                                            }
+                                        }
+                                        self.quotient.u.next = self.y_r[0].q.val();
+                                        self.quotient.v.next = self.quotient_v.val();
                                         self.quotient.y.next = self.ring_n_prime[1].q.val();
-                                        self.quotient.c.next = 0.into();
                                         self.t_r[0].d.next = self.s_r[0].q.val() & self.low_bits.val();
                                         for j in 1..self.t_r.len() {
                                             self.t_r[j].d.next = (self.s_r[j].q.val() & self.low_bits.val())

@@ -171,9 +171,6 @@ pub struct PipelinedMul<const XB: usize, const MB: usize, const PB: usize> {
 /// The deep loop's classic quotient: lo17(t′_0·N′).
 pub type QuotientMul = PipelinedMul<Y_BITS, 34, Y_BITS>;
 
-/// The delayed-quotient multiplier's classic quotient, lo17(t_0·N′), every stage registered.
-pub type RegisteredQuotientMul = PipelinedMulAdd<Y_BITS, 34, 1, Y_BITS>;
-
 impl<const XB: usize, const MB: usize, const PB: usize> Logic for PipelinedMul<XB, MB, PB> {
     fn update(&mut self) {
         if self.clock.pos_edge() {

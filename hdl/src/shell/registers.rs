@@ -3,7 +3,10 @@
 //! loading.
 //!
 //! One transaction at a time per channel: a write is taken when its address and data are both
-//! valid and no response is pending (AW and W together), a read when no read data is pending.
+//! valid and no write is in flight (AW and W together), a read when no read data is pending. A
+//! taken write is registered and acts in the next cycle, its response a cycle later still: so no
+//! path runs from the handshake through the address decoding, and the response still follows the
+//! write's effect.
 //! Responses are always OKAY. Registers are written whole when any WSTRB bit is set (XDMA's
 //! AXI4-Lite master writes 32-bit words); a write with no strobe changes nothing. An address that
 //! is not a register's offset (a misaligned one too) reads 0 and ignores writes.
@@ -112,7 +115,9 @@ axi_lite_slave! {
         at_key_select: Constant<Bits<ADDRESS_BITS>>,
         at_key_data: Constant<Bits<ADDRESS_BITS>>,
         at_packet_hold: Constant<Bits<ADDRESS_BITS>>,
-        // Channel state.
+        // Channel state: a write taken in the previous cycle (its response is next), and the
+        // response.
+        accepted: DFF<bool>,
         bvalid: DFF<bool>,
         rvalid: DFF<bool>,
         rdata: DFF<Bits<32>>,
@@ -131,7 +136,11 @@ axi_lite_slave! {
         load_data: DFF<Bits<LIMB_BITS>>,
         reset_pulse: DFF<bool>,
         packet_hold_r: DFF<Bits<PACKET_HOLD_BITS>>,
-        // This cycle's write, its address and data; this cycle's read address and value.
+        // The write taken in the previous cycle (with a strobe set), its address and data,
+        // registered; this cycle's write, address and data; this cycle's read address and value.
+        write_r: DFF<bool>,
+        write_at_r: DFF<Bits<ADDRESS_BITS>>,
+        write_data_r: DFF<Bits<32>>,
         write: Signal<Local, bool>,
         write_at: Signal<Local, Bits<ADDRESS_BITS>>,
         write_data: Signal<Local, Bits<32>>,
@@ -234,6 +243,7 @@ impl Registers {
             at_key_select: at(REG_KEY_SELECT),
             at_key_data: at(REG_KEY_DATA),
             at_packet_hold: at(REG_PACKET_HOLD),
+            accepted: Default::default(),
             bvalid: Default::default(),
             rvalid: Default::default(),
             rdata: Default::default(),
@@ -251,6 +261,9 @@ impl Registers {
             load_data: Default::default(),
             reset_pulse: Default::default(),
             packet_hold_r: Default::default(),
+            write_r: Default::default(),
+            write_at_r: Default::default(),
+            write_data_r: Default::default(),
             write: Default::default(),
             write_at: Default::default(),
             write_data: Default::default(),
@@ -272,7 +285,11 @@ impl Logic for Registers {
         dff_setup!(
             self,
             clock,
+            accepted,
             bvalid,
+            write_r,
+            write_at_r,
+            write_data_r,
             rvalid,
             rdata,
             key_valid_r,
@@ -290,16 +307,21 @@ impl Logic for Registers {
             reset_pulse,
             packet_hold_r
         );
-        // Write channel: AW and W are taken together, when no response is pending; a write with
-        // no strobe set writes nothing.
-        self.s_axil_awready.next = self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.bvalid.q.val();
+        // Write channel: AW and W are taken together, when no write is in flight; a write with no
+        // strobe set writes nothing.
+        self.s_axil_awready.next =
+            self.s_axil_awvalid.val() & self.s_axil_wvalid.val() & !self.accepted.q.val() & !self.bvalid.q.val();
         self.s_axil_wready.next = self.s_axil_awready.val();
-        self.write.next = self.s_axil_awready.val() & self.s_axil_wstrb.val().any();
-        self.write_at.next = self.s_axil_awaddr.val();
-        self.write_data.next = self.s_axil_wdata.val();
+        self.accepted.d.next = self.s_axil_awready.val();
+        self.write_r.d.next = self.s_axil_awready.val() & self.s_axil_wstrb.val().any();
+        self.write_at_r.d.next = self.s_axil_awaddr.val();
+        self.write_data_r.d.next = self.s_axil_wdata.val();
+        self.write.next = self.write_r.q.val();
+        self.write_at.next = self.write_at_r.q.val();
+        self.write_data.next = self.write_data_r.q.val();
         self.s_axil_bresp.next = 0.into();
         self.s_axil_bvalid.next = self.bvalid.q.val();
-        if self.s_axil_awready.val() {
+        if self.accepted.q.val() {
             self.bvalid.d.next = true;
         } else if self.s_axil_bready.val() {
             self.bvalid.d.next = false;
