@@ -6,7 +6,7 @@
 //! writes `explore.json` and `pareto.svg` (latency against chip throughput) to `--out`.
 
 use crate::chip::{MESA_CYCLES, TARGET_THROUGHPUT};
-use crate::estimate::timing_of;
+use crate::estimate::{timing_of, TIMING_KEY_BITS};
 use crate::pareto_plot;
 use crate::point::{mark_pareto, Point};
 use ecrt_contract::config::{AcceleratorConfig, ConfigError, Engine, ExponentSchedule};
@@ -82,25 +82,25 @@ pub struct Args {
     json: bool,
 }
 
-/// The logic delay for each engine and k of the sweep, from a flattened 512-bit one-core
-/// accelerator with the default window width ([`timing_of`], cached with `ecrt estimate`'s): the
-/// window width sets only the exponent control's counters and the key size only the number of
-/// limbs, while k sets the multiplier's adder trees, where the long paths are. Two runs at a time.
-fn timings(configs: &[AcceleratorConfig]) -> anyhow::Result<Vec<((Engine, usize), TimingEstimate)>> {
-    let mut keys: Vec<(Engine, usize)> = configs.iter().map(|c| (c.engine, c.digits_per_step)).collect();
-    keys.sort_unstable_by_key(|&(engine, k)| (engine.register_value(), k));
-    keys.dedup();
-    let per_key: Vec<AcceleratorConfig> = keys
-        .iter()
-        .map(|&(engine, k)| AcceleratorConfig {
-            digits_per_step: k,
-            engine,
-            stream_bits: configs[0].stream_bits,
-            ..Default::default()
-        })
-        .collect();
-    let results = parallel_map(&per_key, 2, "timing", || Ok::<_, anyhow::Error>(()), |_, c| timing_of(c, false))?;
-    keys.into_iter().zip(results).map(|(key, t)| Ok((key, t?))).collect()
+/// The logic delay of each configuration of the sweep, from a flattened 512-bit one-core
+/// accelerator with its engine, k, schedule and windows ([`timing_of`], cached with `ecrt
+/// estimate`'s): configurations that differ only in their key size share a run. The window width
+/// matters as well as k: it sets the exponent control's counters, whose compare was the delay
+/// engine's longest path at k = 4 with 5-bit windows and not with 6. Two runs at a time.
+fn timings(configs: &[AcceleratorConfig]) -> anyhow::Result<Vec<TimingEstimate>> {
+    let timed = |c: &AcceleratorConfig| AcceleratorConfig { key_bits: TIMING_KEY_BITS, cores: 1, ..c.clone() };
+    let mut distinct: Vec<AcceleratorConfig> = Vec::new();
+    let mut run_of = Vec::with_capacity(configs.len());
+    for config in configs {
+        let t = timed(config);
+        run_of.push(distinct.iter().position(|d| *d == t).unwrap_or_else(|| {
+            distinct.push(t);
+            distinct.len() - 1
+        }));
+    }
+    let results = parallel_map(&distinct, 2, "timing", || Ok::<_, anyhow::Error>(()), |_, c| timing_of(c, false))?;
+    let results: Vec<TimingEstimate> = results.into_iter().collect::<anyhow::Result<_>>()?;
+    Ok(run_of.into_iter().map(|r| results[r].clone()).collect())
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -158,11 +158,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut points: Vec<Point> = configs
         .iter()
         .zip(&resources)
-        .map(|(config, r)| {
-            let timing =
-                timings.iter().find(|(key, _)| *key == (config.engine, config.digits_per_step)).map(|(_, t)| t);
-            Point::new(config, r, timing)
-        })
+        .enumerate()
+        .map(|(i, (config, r))| Point::new(config, r, timings.get(i)))
         .collect();
     mark_pareto(&mut points);
 
@@ -173,7 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .into(),
         timing_tool: (!args.no_timing).then(|| {
             "Yosys sta with the 7-series cell delays, no routing: a flattened 512-bit one-core accelerator per \
-             engine and k, default window width"
+             engine, k, schedule and window width"
                 .into()
         }),
         targets_2048: Targets { latency_cycles: MESA_CYCLES, decryptions_per_s_100mhz: TARGET_THROUGHPUT },

@@ -55,9 +55,7 @@ use crate::many;
 use crate::multiplier::b_windows::BWindows;
 use crate::multiplier::column_addends::ColumnAddends;
 use crate::multiplier::deep_mul::{DSPS_PER_COPY, LANE_BITS};
-use crate::multiplier::mul_add::{
-    CascadeMulAdd, PipelinedWindowMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS,
-};
+use crate::multiplier::mul_add::{CascadeMulAdd, PipelinedWindowMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
 use crate::multiplier::pre_add_mul::PreAddQuotientMul;
 use crate::multiplier::redistribute::Redistribute;
 pub use ecrt_golden::hw::DelayTiming;
