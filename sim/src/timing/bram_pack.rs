@@ -91,10 +91,10 @@ fn plan(
     for port in READ_DATA.iter().flatten() {
         for (i, bit) in connection(ram, port).and_then(Value::as_array).into_iter().flatten().enumerate() {
             let Some(b) = bit.as_u64().filter(|&b| used(b)) else { continue };
-            let [(ff_name, pin)] = loads.get(&b)?.as_slice() else { return None };
             if port_bits.contains(&b) {
                 return None;
             }
+            let [(ff_name, pin)] = loads.get(&b)?.as_slice() else { return None };
             let ff = &cells[ff_name];
             let reset_pin = match cell_type(ff) {
                 "FDRE" => "R",
