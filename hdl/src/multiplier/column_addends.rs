@@ -3,10 +3,12 @@
 //! cut into its three grid-aligned pieces (`ecrt_golden::hw::wide::split`: the low piece lands in
 //! column l + c_w, the middle one a column up, the top one two up), each column's pieces are added
 //! by a balanced tree of two-input adders, one register a level, and the last level adds t_(j+k):
-//! no path holds more than one adder of a column's width. The products do not depend on T, so
-//! their trees run ahead of the loop; their depth is padded with registers to what the
-//! multiplier's timing asks for. Written from the shape, like [`super::fold_base`]: which piece
-//! lands where is fixed by it.
+//! no path holds more than one adder of a column's width. Each register is read at the width its
+//! largest sum needs, so that synthesis sees every adder at its own width from the start (read
+//! whole, the unused high bits were found one level of the tree per pass of Yosys' `opt` loop,
+//! a pass over the whole multiplier each). The products do not depend on T, so their trees run
+//! ahead of the loop; their depth is padded with registers to what the multiplier's timing asks
+//! for. Written from the shape, like [`super::fold_base`]: which piece lands where is fixed by it.
 
 use crate::many;
 use crate::multiplier::fold_base::BASE_BITS;
@@ -32,11 +34,22 @@ enum Term {
     Reg(usize),
 }
 
-/// The trees: each register's one or two inputs, and each column's last register of pieces
-/// (none where no piece lands).
+/// The trees: each register's one or two inputs and the bits its largest sum needs, and each
+/// column's last register of pieces (none where no piece lands).
 struct Plan {
     regs: Vec<(Term, Option<Term>)>,
+    widths: Vec<u32>,
     columns: Vec<Option<usize>>,
+}
+
+/// The largest value of a piece of a product < 2^AB_BITS whose window lands with `shift`.
+fn piece_max(piece: Piece, shift: u32) -> u64 {
+    let low_bits = wide::LIMB_BITS - shift;
+    match piece {
+        Piece::Low => ((1 << low_bits) - 1) << shift,
+        Piece::Mid => (1 << wide::LIMB_BITS) - 1,
+        Piece::Top => (1 << (AB_BITS as u32 - low_bits - wide::LIMB_BITS)) - 1,
+    }
 }
 
 impl Plan {
@@ -54,17 +67,25 @@ impl Plan {
             }
         }
         let mut regs = Vec::new();
+        let mut maxima: Vec<u64> = Vec::new();
+        let max = |maxima: &[u64], term: Term| match term {
+            Term::Reg(r) => maxima[r],
+            Term::Piece { piece, shift, .. } => piece_max(piece, shift),
+        };
         for _ in 0..levels {
             for column in &mut terms {
                 *column = column
                     .chunks(2)
                     .map(|pair| {
                         regs.push((pair[0], pair.get(1).copied()));
+                        maxima.push(pair.iter().map(|&t| max(&maxima, t)).sum());
                         Term::Reg(regs.len() - 1)
                     })
                     .collect();
             }
         }
+        let widths: Vec<u32> = maxima.iter().map(|m| u64::BITS - m.leading_zeros()).collect();
+        assert!(widths.iter().all(|&w| w as usize <= BASE_BITS), "a column's pieces overflow {BASE_BITS} bits");
         let columns = terms
             .iter()
             .map(|t| match t.as_slice() {
@@ -73,7 +94,7 @@ impl Plan {
                 _ => panic!("{levels} levels cannot add a column of {} terms", t.len()),
             })
             .collect();
-        Plan { regs, columns }
+        Plan { regs, widths, columns }
     }
 }
 
@@ -137,9 +158,9 @@ impl ColumnAddends {
     }
 }
 
-fn verilog_term(term: Term) -> String {
+fn verilog_term(plan: &Plan, term: Term) -> String {
     match term {
-        Term::Reg(r) => format!("regs${r}"),
+        Term::Reg(r) => format!("regs${r}[{}:0]", plan.widths[r] - 1),
         Term::Piece { product, piece, shift } => {
             let low_bits = wide::LIMB_BITS - shift;
             match piece {
@@ -192,13 +213,15 @@ impl Logic for ColumnAddends {
         v.push_str("end\n\nalways @(posedge clock) begin\n");
         for (r, &(a, b)) in plan.regs.iter().enumerate() {
             match b {
-                Some(b) => writeln!(v, "   regs${r} <= {} + {};", verilog_term(a), verilog_term(b)).unwrap(),
-                None => writeln!(v, "   regs${r} <= {};", verilog_term(a)).unwrap(),
+                Some(b) => {
+                    writeln!(v, "   regs${r} <= {} + {};", verilog_term(&plan, a), verilog_term(&plan, b)).unwrap()
+                }
+                None => writeln!(v, "   regs${r} <= {};", verilog_term(&plan, a)).unwrap(),
             }
         }
         for (j, pieces) in plan.columns.iter().enumerate() {
             match pieces {
-                Some(r) => writeln!(v, "   last${j} <= base${j} + regs${r};").unwrap(),
+                Some(r) => writeln!(v, "   last${j} <= base${j} + {};", verilog_term(&plan, Term::Reg(*r))).unwrap(),
                 None => writeln!(v, "   last${j} <= base${j};").unwrap(),
             }
         }
@@ -260,5 +283,20 @@ mod tests {
         });
         assert_eq!(outputs[levels], expected, "the addends {levels} edges after the products");
         assert!(outputs[levels - 1].iter().all(|&s| s == 0), "not a cycle earlier");
+    }
+
+    #[test]
+    fn every_register_holds_its_largest_sum_at_the_width_it_is_read() {
+        // Every product at 2^41 − 1, above any digit times window: each piece at its largest.
+        let (rows, windows, columns) = (4, 7, 16);
+        let levels = tree_levels(rows) + 1;
+        let overflows = simulate(ColumnAddends::new(rows, windows, columns, levels), levels + 1, |uut, _| {
+            for p in &mut uut.products {
+                p.next = ((1u64 << AB_BITS) - 1).into();
+            }
+            let plan = uut.plan();
+            (uut.regs.iter().zip(&plan.widths)).filter(|(r, &w)| r.val().to_u64() >> w != 0).count()
+        });
+        assert_eq!(overflows, vec![0; levels + 1]);
     }
 }
