@@ -92,6 +92,11 @@ macro_rules! lanes_core {
             // decoded enable reaches every limb of a register file.
             intake: Vec<DFF<Bits<X_BITS>>>,
             intake_limb: DFF<Bits<Y_BITS>>,
+            // The intake's limbs are 17 bits: every stage clears bit 17 as it shifts, so that
+            // synthesis sees that bit constant in every register at once (cleared at the first
+            // stage alone, Yosys found it one stage a pass of its opt loop: 73 passes over the
+            // flattened 512-bit design, half its time).
+            limb_mask: Constant<Bits<X_BITS>>,
             intake_shift: Replicas<bool>,
             n: Vec<DFF<Bits<Y_BITS>>>,
             n_limb: DFF<Bits<Y_BITS>>,
@@ -163,6 +168,7 @@ macro_rules! lanes_core {
                     correction: Correction::new(digits),
                     intake: many(2 * digits),
                     intake_limb: Default::default(),
+                    limb_mask: Constant::new(((1u64 << Y_BITS) - 1).into()),
                     intake_shift: Replicas::new(copies(2 * digits)),
                     n: many(digits),
                     n_limb: Default::default(),
@@ -273,7 +279,7 @@ macro_rules! lanes_core {
                 for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
                     for j in 0..(self.intake.len() - 1) {
                         if self.intake_shift.q[j / g].val() {
-                            self.intake[j].d.next = self.intake[j + 1].q.val();
+                            self.intake[j].d.next = self.intake[j + 1].q.val() & self.limb_mask.val();
                         }
                     }
                     for j in (self.intake.len() - 1)..self.intake.len() {

@@ -572,8 +572,6 @@ macro_rules! lanes_unit {
                         match self.ring_phase[0].q.val() {
                             LanePhase::Reduce => {
                                 // ×R³ mod p².
-                                self.read_prime_entry.next = true;
-                                self.read_entry.next = 1.into();
                                 self.ring_phase[dn - 1].d.next = LanePhase::ToMontgomery;
                             }
                             LanePhase::ToMontgomery => {
@@ -594,8 +592,6 @@ macro_rules! lanes_unit {
                                     self.ring_squares[dn - 1].d.next = 1.into();
                                     self.next_window.next = 1.into();
                                     self.ring_window[dn - 1].d.next = 1.into();
-                                    self.read_entry.next = self.ring_value[0].q.val();
-                                    self.read_prime_entry.next = self.value_zero.q.val();
                                     if !self.value_last.q.val() {
                                         self.a_table.next = true;
                                     }
@@ -613,8 +609,6 @@ macro_rules! lanes_unit {
                                     self.b_result.next = true;
                                     self.ring_squares[dn - 1].d.next = self.ring_squares[0].q.val() + 1;
                                 } else {
-                                    self.read_entry.next = self.ring_value[0].q.val();
-                                    self.read_prime_entry.next = self.value_zero.q.val();
                                     self.ring_squares[dn - 1].d.next = 0.into();
                                     self.next_window.next = self.window_next.q.val();
                                     self.ring_window[dn - 1].d.next = self.window_next.q.val();
@@ -631,8 +625,6 @@ macro_rules! lanes_unit {
                             }
                             LanePhase::Divide => {
                                 // ×t·R mod n.
-                                self.read_prime_entry.next = true;
-                                self.read_entry.next = 2.into();
                                 self.classic.next = true;
                                 self.kind.next = 3.into();
                                 self.ring_phase[dn - 1].d.next = LanePhase::Scale;
@@ -646,7 +638,36 @@ macro_rules! lanes_unit {
                     }
                     // The entry read: the lane's table, or the prime's region (its R mod p² for a zero
                     // window, whose value is the only entry 0 read). Regions are aligned to 2^w
-                    // entries: an entry's address is its region's ORed with it.
+                    // entries: an entry's address is its region's ORed with it. It is the entry the
+                    // lane's next multiplication reads if it issues: what is read when nothing issues
+                    // goes unused, so the address does not wait for `free_ahead` (the multiplier's
+                    // turn count: with it, five LUT levels in some of Yosys' mappings).
+                    match self.ring_phase[0].q.val() {
+                        LanePhase::Reduce => {
+                            self.read_prime_entry.next = true; // R³ mod p²
+                        }
+                        LanePhase::ToMontgomery => {}
+                        LanePhase::Table => {
+                            if self.index_last.q.val() {
+                                // acc = T[top window].
+                                self.read_entry.next = self.ring_value[0].q.val();
+                                self.read_prime_entry.next = self.value_zero.q.val();
+                            }
+                        }
+                        LanePhase::Window => {
+                            if self.squares_full.q.val() & !(self.ring_last[0].q.val() & self.squares_none.q.val()) {
+                                // The window's table entry.
+                                self.read_entry.next = self.ring_value[0].q.val();
+                                self.read_prime_entry.next = self.value_zero.q.val();
+                            }
+                        }
+                        LanePhase::FromMontgomery => {}
+                        LanePhase::Divide => {
+                            self.read_prime_entry.next = true; // t·R mod n
+                            self.read_entry.next = 2.into();
+                        }
+                        LanePhase::Scale => {}
+                    }
                     self.read_base.next = self.region.q.val();
                     if self.read_prime_entry.val() {
                         self.read_base.next = self.p_region.val();
