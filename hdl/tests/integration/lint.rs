@@ -41,6 +41,7 @@ const JUSTIFIED: &[(&str, &str)] = &[
     ("UNUSEDSIGNAL", "products$N"),
     ("UNUSEDSIGNAL", "sums$N"),
     ("UNUSEDSIGNAL", "m"),
+    ("UNUSEDSIGNAL", "regs$N"),
 ];
 
 #[test]
