@@ -4,9 +4,10 @@
 //!
 //! One transaction at a time per channel: a write is taken when its address and data are both
 //! valid and no write is in flight (AW and W together), a read when no read data is pending. A
-//! taken write is registered and acts in the next cycle, its response a cycle later still: so no
-//! path runs from the handshake through the address decoding, and the response still follows the
-//! write's effect.
+//! taken write is registered and acts in the next cycle, its response a cycle later still, and
+//! its address is decoded beside the handshake into a flag per writable register: so no path runs
+//! from the handshake or the address decoding through a register's update, and the response still
+//! follows the write's effect.
 //! Responses are always OKAY. Registers are written whole when any WSTRB bit is set (XDMA's
 //! AXI4-Lite master writes 32-bit words); a write with no strobe changes nothing. An address that
 //! is not a register's offset (a misaligned one too) reads 0 and ignores writes.
@@ -136,13 +137,18 @@ axi_lite_slave! {
         load_data: DFF<Bits<LIMB_BITS>>,
         reset_pulse: DFF<bool>,
         packet_hold_r: DFF<Bits<PACKET_HOLD_BITS>>,
-        // The write taken in the previous cycle (with a strobe set), its address and data,
-        // registered; this cycle's write, address and data; this cycle's read address and value.
+        // The write taken in the previous cycle (with a strobe set), its data, and which writable
+        // register its address names, each decoded as the write is taken and registered; this
+        // cycle's write and data; this cycle's read address and value.
         write_r: DFF<bool>,
-        write_at_r: DFF<Bits<ADDRESS_BITS>>,
         write_data_r: DFF<Bits<32>>,
+        to_control: DFF<bool>,
+        to_errors: DFF<bool>,
+        to_key_control: DFF<bool>,
+        to_key_select: DFF<bool>,
+        to_key_data: DFF<bool>,
+        to_packet_hold: DFF<bool>,
         write: Signal<Local, bool>,
-        write_at: Signal<Local, Bits<ADDRESS_BITS>>,
         write_data: Signal<Local, Bits<32>>,
         read_at: Signal<Local, Bits<ADDRESS_BITS>>,
         read_value: Signal<Local, Bits<32>>,
@@ -262,10 +268,14 @@ impl Registers {
             reset_pulse: Default::default(),
             packet_hold_r: Default::default(),
             write_r: Default::default(),
-            write_at_r: Default::default(),
             write_data_r: Default::default(),
+            to_control: Default::default(),
+            to_errors: Default::default(),
+            to_key_control: Default::default(),
+            to_key_select: Default::default(),
+            to_key_data: Default::default(),
+            to_packet_hold: Default::default(),
             write: Default::default(),
-            write_at: Default::default(),
             write_data: Default::default(),
             read_at: Default::default(),
             read_value: Default::default(),
@@ -288,8 +298,13 @@ impl Logic for Registers {
             accepted,
             bvalid,
             write_r,
-            write_at_r,
             write_data_r,
+            to_control,
+            to_errors,
+            to_key_control,
+            to_key_select,
+            to_key_data,
+            to_packet_hold,
             rvalid,
             rdata,
             key_valid_r,
@@ -314,10 +329,14 @@ impl Logic for Registers {
         self.s_axil_wready.next = self.s_axil_awready.val();
         self.accepted.d.next = self.s_axil_awready.val();
         self.write_r.d.next = self.s_axil_awready.val() & self.s_axil_wstrb.val().any();
-        self.write_at_r.d.next = self.s_axil_awaddr.val();
+        self.to_control.d.next = self.s_axil_awaddr.val() == self.at_control.val();
+        self.to_errors.d.next = self.s_axil_awaddr.val() == self.at_errors.val();
+        self.to_key_control.d.next = self.s_axil_awaddr.val() == self.at_key_control.val();
+        self.to_key_select.d.next = self.s_axil_awaddr.val() == self.at_key_select.val();
+        self.to_key_data.d.next = self.s_axil_awaddr.val() == self.at_key_data.val();
+        self.to_packet_hold.d.next = self.s_axil_awaddr.val() == self.at_packet_hold.val();
         self.write_data_r.d.next = self.s_axil_wdata.val();
         self.write.next = self.write_r.q.val();
-        self.write_at.next = self.write_at_r.q.val();
         self.write_data.next = self.write_data_r.q.val();
         self.s_axil_bresp.next = 0.into();
         self.s_axil_bvalid.next = self.bvalid.q.val();
@@ -328,14 +347,13 @@ impl Logic for Registers {
         }
 
         // Key writes; refused ones have no effect but the error flag.
-        self.key_begin.next = self.write.val()
-            & (self.write_at.val() == self.at_key_control.val())
-            & (self.write_data.val() & self.begin_bit.val()).any();
+        self.key_begin.next =
+            self.write.val() & self.to_key_control.q.val() & (self.write_data.val() & self.begin_bit.val()).any();
         self.key_commit.next = self.write.val()
-            & (self.write_at.val() == self.at_key_control.val())
+            & self.to_key_control.q.val()
             & !(self.write_data.val() & self.begin_bit.val()).any()
             & (self.write_data.val() & self.commit_bit.val()).any();
-        self.key_data.next = self.write.val() & (self.write_at.val() == self.at_key_data.val());
+        self.key_data.next = self.write.val() & self.to_key_data.q.val();
         self.refuse.next = (self.busy.val() & (self.key_begin.val() | self.key_commit.val() | self.key_data.val()))
             | (self.key_data.val() & !self.loading.q.val())
             | (self.key_commit.val() & (!self.loading.q.val() | self.spoiled.q.val()));
@@ -359,18 +377,17 @@ impl Logic for Registers {
                 self.load_data.d.next = self.write_data.val().get_bits::<LIMB_BITS>(0);
             }
         }
-        if self.write.val() & (self.write_at.val() == self.at_key_select.val()) {
+        if self.write.val() & self.to_key_select.q.val() {
             self.select_target.d.next = self.write_data.val().get_bits::<TARGET_BITS>(0);
             self.select_q.d.next = (self.write_data.val() & self.q_path_bit.val()).any();
         }
         // Configuration: a soft reset leaves it alone (a new host finds it as it was set).
-        if self.write.val() & (self.write_at.val() == self.at_packet_hold.val()) {
+        if self.write.val() & self.to_packet_hold.q.val() {
             self.packet_hold_r.d.next = self.write_data.val().get_bits::<PACKET_HOLD_BITS>(0);
         }
         self.packet_hold.next = self.packet_hold_r.q.val();
-        self.reset_pulse.d.next = self.write.val()
-            & (self.write_at.val() == self.at_control.val())
-            & (self.write_data.val() & self.soft_reset_bit.val()).any();
+        self.reset_pulse.d.next =
+            self.write.val() & self.to_control.q.val() & (self.write_data.val() & self.soft_reset_bit.val()).any();
         self.soft_reset.next = self.reset_pulse.q.val();
         self.key_load.next = self.load_pulse.q.val();
         self.key_load_slot.next = self.select_q.q.val();
@@ -385,7 +402,7 @@ impl Logic for Registers {
             | (bit_cast::<ERROR_BITS, 1>(self.saw_malformed.val().into()) << self.error_malformed_at.val())
             | (bit_cast::<ERROR_BITS, 1>(self.refuse.val().into()) << self.error_key_load_refused_at.val());
         self.cleared.next = 0.into();
-        if self.write.val() & (self.write_at.val() == self.at_errors.val()) {
+        if self.write.val() & self.to_errors.q.val() {
             self.cleared.next = self.write_data.val().get_bits::<ERROR_BITS>(0);
         }
         self.errors.d.next = (self.errors.q.val() & !self.cleared.val()) | self.raised.val();
