@@ -72,8 +72,15 @@ impl Emulator {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
         // A killed FUSE server leaves a dead mount behind: detach it.
-        let _ = Command::new("fusermount3").args(["-u", "-z"]).arg(self.mount.path()).status();
+        detach(self.mount.path());
     }
+}
+
+/// Detaches a mount the server may have left (quietly: a server that exited cleanly left none,
+/// and fusermount3 would say so).
+fn detach(mount: &Path) {
+    let _ =
+        Command::new("fusermount3").args(["-u", "-z"]).arg(mount).stdout(Stdio::null()).stderr(Stdio::null()).status();
 }
 
 impl Drop for Emulator {
@@ -87,7 +94,7 @@ impl Drop for Emulator {
             }
             let _ = self.child.kill();
         }
-        let _ = Command::new("fusermount3").args(["-u", "-z"]).arg(self.mount.path()).status();
+        detach(self.mount.path());
     }
 }
 
