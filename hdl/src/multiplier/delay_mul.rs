@@ -117,6 +117,7 @@ pub struct DelayMul {
     last_kept: Constant<Bits<COUNT_BITS>>,
     finish: Constant<Bits<COUNT_BITS>>,
     before_finish: Constant<Bits<COUNT_BITS>>,
+    two_before_finish: Constant<Bits<COUNT_BITS>>,
     all_ones: Constant<Bits<Y_BITS>>,
     low_bits: Constant<Bits<T_BITS>>,
     // A classic pass's: the last turn of a step, the turns of its products and of its quotient's
@@ -129,10 +130,12 @@ pub struct DelayMul {
     classic_products_end: Constant<Bits<COUNT_BITS>>,
     classic_finish: Constant<Bits<COUNT_BITS>>,
     classic_before_finish: Constant<Bits<COUNT_BITS>>,
+    classic_two_before_finish: Constant<Bits<COUNT_BITS>>,
     decremented_digits_end: Constant<Bits<COUNT_BITS>>,
     decremented_products_end: Constant<Bits<COUNT_BITS>>,
     decremented_finish: Constant<Bits<COUNT_BITS>>,
     decremented_before_finish: Constant<Bits<COUNT_BITS>>,
+    decremented_two_before_finish: Constant<Bits<COUNT_BITS>>,
     // The lane whose turn it is, and a copy per row (of both kinds of DSPs) and group of
     // LIMBS_PER_COPY limbs or windows of the selects into the banks: index l·C + c.
     phase: Toggles,
@@ -159,7 +162,12 @@ pub struct DelayMul {
     digits_end: Signal<Local, Bits<COUNT_BITS>>,
     products_end: Signal<Local, Bits<COUNT_BITS>>,
     lane_finish: Signal<Local, Bits<COUNT_BITS>>,
-    lane_before_finish: Signal<Local, Bits<COUNT_BITS>>,
+    // Position 1's count against its kind's finish and the turn before it, compared a cycle
+    // ahead at position 0 (its count then one less), so that `free_ahead` starts from registers.
+    ahead_before_finish: Signal<Local, Bits<COUNT_BITS>>,
+    ahead_two_before_finish: Signal<Local, Bits<COUNT_BITS>>,
+    at_finish: DFF<bool>,
+    at_before_finish: DFF<bool>,
     first_next: Signal<Local, bool>,
     classic_steps_next: Signal<Local, bool>,
     products_next: Signal<Local, bool>,
@@ -294,6 +302,7 @@ impl DelayMul {
             last_kept: at(lead + steps + d - 1),
             finish: at(lead + steps + d),
             before_finish: at(lead + steps + d - 1),
+            two_before_finish: at(lead + steps + d - 2),
             all_ones: Constant::new(((1u64 << Y_BITS) - 1).into()),
             low_bits: Constant::new(((1u64 << Y_BITS) - 1).into()),
             period_last: phase(timing.period() - 1),
@@ -303,10 +312,12 @@ impl DelayMul {
             classic_products_end: at(classic_end),
             classic_finish: at(classic_end + d + 1),
             classic_before_finish: at(classic_end + d),
+            classic_two_before_finish: at(classic_end + d - 1),
             decremented_digits_end: at(decremented_end - lead),
             decremented_products_end: at(decremented_end),
             decremented_finish: at(decremented_end + d + 1),
             decremented_before_finish: at(decremented_end + d),
+            decremented_two_before_finish: at(decremented_end + d - 1),
             phase: Toggles::new(1),
             h_select: Toggles::new(k * copies(modulus_limbs)),
             b_select: Toggles::new(k * copies(windows)),
@@ -325,7 +336,10 @@ impl DelayMul {
             digits_end: Default::default(),
             products_end: Default::default(),
             lane_finish: Default::default(),
-            lane_before_finish: Default::default(),
+            ahead_before_finish: Default::default(),
+            ahead_two_before_finish: Default::default(),
+            at_finish: Default::default(),
+            at_before_finish: Default::default(),
             first_next: Default::default(),
             classic_steps_next: Default::default(),
             products_next: Default::default(),
@@ -383,7 +397,7 @@ impl DelayMul {
 impl Logic for DelayMul {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, done_r, borrow_late, redc_late, first_late);
+        dff_setup!(self, clock, done_r, borrow_late, redc_late, first_late, at_finish, at_before_finish);
         clock!(
             self,
             clock,
@@ -477,25 +491,21 @@ impl Logic for DelayMul {
                                         self.digits_end.next = self.classic_digits_end.val();
                                         self.products_end.next = self.classic_products_end.val();
                                         self.lane_finish.next = self.finish.val();
-                                        self.lane_before_finish.next = self.before_finish.val();
                                         if self.ring_classic[1].q.val() {
                                             self.lane_finish.next = self.classic_finish.val();
-                                            self.lane_before_finish.next = self.classic_before_finish.val();
                                         }
                                         if self.ring_decrement[1].q.val() {
                                             self.digits_end.next = self.decremented_digits_end.val();
                                             self.products_end.next = self.decremented_products_end.val();
                                             self.lane_finish.next = self.decremented_finish.val();
-                                            self.lane_before_finish.next = self.decremented_before_finish.val();
                                         }
-                                        self.finishing.next = self.ring_busy[1].q.val()
-                                            & (self.ring_count[1].q.val() == self.lane_finish.val());
+                                        self.finishing.next = self.ring_busy[1].q.val() & self.at_finish.q.val();
                                         self.done_next.next = self.finishing.val();
                                         self.next_free.next = !self.ring_busy[1].q.val() | self.finishing.val();
                                         self.free_ahead.next = !self.start_next.val()
                                             & (!self.ring_busy[1].q.val()
                                                 | self.finishing.val()
-                                                | (self.ring_count[1].q.val() == self.lane_before_finish.val()));
+                                                | self.at_before_finish.q.val());
                                         self.load.next = self.start_next.val() & self.next_free.val();
                                         self.load_a.d.next = self.load.val();
                                         self.load_state.d.next = self.load.val();
@@ -666,10 +676,27 @@ impl Logic for DelayMul {
                                             self.ring_phase[1].d.next = 0.into();
                                         }
                                         self.ring_count[1].d.next = self.ring_count[0].q.val() + 1;
+                                        self.ahead_before_finish.next = self.before_finish.val();
+                                        self.ahead_two_before_finish.next = self.two_before_finish.val();
+                                        if self.ring_classic[0].q.val() {
+                                            self.ahead_before_finish.next = self.classic_before_finish.val();
+                                            self.ahead_two_before_finish.next = self.classic_two_before_finish.val();
+                                        }
+                                        if self.ring_decrement[0].q.val() {
+                                            self.ahead_before_finish.next = self.decremented_before_finish.val();
+                                            self.ahead_two_before_finish.next =
+                                                self.decremented_two_before_finish.val();
+                                        }
+                                        self.at_finish.d.next =
+                                            self.ring_count[0].q.val() == self.ahead_before_finish.val();
+                                        self.at_before_finish.d.next =
+                                            self.ring_count[0].q.val() == self.ahead_two_before_finish.val();
                                         self.ring_busy[1].d.next = self.ring_busy[0].q.val() & !self.done_r.q.val();
                                         if self.load_state.q[0].val() {
                                             self.ring_carry[1].d.next = false;
                                             self.ring_count[1].d.next = 0.into();
+                                            self.at_finish.d.next = false;
+                                            self.at_before_finish.d.next = false;
                                             self.ring_busy[1].d.next = true;
                                             self.ring_classic[1].d.next = self.classic_in.val();
                                             self.ring_redc[1].d.next = self.classic_in.val() & self.redc_in.val();
