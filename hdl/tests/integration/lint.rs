@@ -77,6 +77,18 @@ fn emitted_lanes_accelerator_lints_clean_but_for_the_justified_warnings() {
 }
 
 #[test]
+fn emitted_delay_accelerator_lints_clean_but_for_the_justified_warnings() {
+    let config = AcceleratorConfig {
+        key_bits: 512,
+        engine: ecrt_contract::config::Engine::Delay,
+        digits_per_step: 4,
+        window_bits: 6,
+        ..Default::default()
+    };
+    lint(&emit(&config).unwrap());
+}
+
+#[test]
 fn emitted_modexp_lints_clean_but_for_the_justified_warnings() {
     let config = AcceleratorConfig {
         key_bits: 512,
