@@ -1,8 +1,10 @@
 //! Yosys runs whose parsed results are cached by content: one staging directory per run, the
 //! result stored as `<cache_dir>/estimate/<kind>-<key>.json`.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::{Condvar, Mutex};
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -60,8 +62,60 @@ pub(crate) fn cached<T: Serialize + DeserializeOwned>(
     Ok(value)
 }
 
-/// Runs `yosys -q -p script` in `dir`, its output appended to the run's `yosys.log`.
+/// Yosys runs at once in this process: one a CPU, or `ECRT_SIM_JOBS`.
+pub(crate) fn jobs() -> usize {
+    std::env::var("ECRT_SIM_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .filter(|&j| j > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Yosys runs going now, at most [`jobs`]: runs started side by side (a design's units beside its
+/// timing run, for one) would otherwise share the CPUs, and the longest of them, started first,
+/// would finish later than it has to.
+static RUNNING: Mutex<usize> = Mutex::new(0);
+static FREED: Condvar = Condvar::new();
+
+thread_local! {
+    /// This thread holds a slot (a unit worker holds one across its run): it takes no second one.
+    static HOLDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A slot for one Yosys run, held until dropped.
+pub(crate) struct YosysSlot {
+    owned: bool,
+}
+
+/// Waits for a slot, unless this thread holds one already.
+pub(crate) fn yosys_slot() -> YosysSlot {
+    if HOLDING.get() {
+        return YosysSlot { owned: false };
+    }
+    let limit = jobs();
+    let mut running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+    while *running >= limit {
+        running = FREED.wait(running).unwrap_or_else(|e| e.into_inner());
+    }
+    *running += 1;
+    HOLDING.set(true);
+    YosysSlot { owned: true }
+}
+
+impl Drop for YosysSlot {
+    fn drop(&mut self) {
+        if self.owned {
+            HOLDING.set(false);
+            *RUNNING.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+            FREED.notify_one();
+        }
+    }
+}
+
+/// Runs `yosys -q -p script` in `dir`, its output appended to the run's `yosys.log`, in a slot
+/// ([`yosys_slot`]).
 pub(crate) fn yosys(dir: &Path, script: &str) -> Result<()> {
+    let _slot = yosys_slot();
     let mut cmd = Command::new("yosys");
     cmd.arg("-q").arg("-p").arg(script).current_dir(dir);
     Log { path: dir.join("yosys.log") }.run(&mut cmd, "yosys")

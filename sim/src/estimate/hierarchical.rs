@@ -21,8 +21,9 @@
 //! test holds the bounds).
 //!
 //! Each unit's result is cached by its own content, black boxes named by their interface, so a
-//! change inside one block re-synthesizes that block only. Units run in parallel, one Yosys per
-//! available core (`ECRT_SIM_JOBS` overrides), largest first.
+//! change inside one block re-synthesizes that block only. Units run in parallel, largest first,
+//! with every other Yosys run of the process (a timing run beside them) one a core at most
+//! (`ECRT_SIM_JOBS` overrides).
 //!
 //! Each unit's run also writes its netlist (`write_json`), of which the cache entry keeps the
 //! nets' loads and connections: the fanout is composed from them over the instance tree
@@ -95,17 +96,14 @@ pub(crate) fn synthesize(verilog: &str, top: &str, opts: &EstimateOptions) -> Re
     let units = dedup.units(Cut::EveryParent);
     let cache = opts.cache_dir.as_deref();
     let keys: Vec<String> = units.iter().map(|u| key(version, u)).collect();
-    // Largest first, so that the longest run starts at once.
+    // The units to synthesize, largest first so that the longest run starts at once, then the
+    // cached ones.
+    let cached: Vec<bool> = keys.iter().map(|k| synth::is_cached(cache, "unit", k)).collect();
     let mut order: Vec<usize> = (0..units.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(units[i].verilog.len()));
-    let todo = order.iter().filter(|&&i| !synth::is_cached(cache, "unit", &keys[i])).count();
+    order.sort_by_key(|&i| (cached[i], std::cmp::Reverse(units[i].verilog.len())));
+    let todo = cached.iter().filter(|&&c| !c).count();
     let spinner = Spinner::new(opts.progress && todo > 0, &format!("ecrt-sim: yosys `{top}`"));
-    let jobs = std::env::var("ECRT_SIM_JOBS")
-        .ok()
-        .and_then(|j| j.parse::<usize>().ok())
-        .filter(|&j| j > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .min(units.len().max(1));
+    let jobs = synth::jobs().min(units.len().max(1));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<UnitResult>>>> = Mutex::new((0..units.len()).map(|_| None).collect());
@@ -114,6 +112,9 @@ pub(crate) fn synthesize(verilog: &str, top: &str, opts: &EstimateOptions) -> Re
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
+                // A Yosys slot first, then the largest unit left, so that a run beside the units
+                // (a timing run) never holds the largest back; the cached units need no slot.
+                let _slot = (next.load(Ordering::SeqCst) < todo).then(synth::yosys_slot);
                 let n = next.fetch_add(1, Ordering::SeqCst);
                 let Some(&i) = order.get(n) else { break };
                 let unit = &units[i];
