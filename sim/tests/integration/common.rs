@@ -1,4 +1,5 @@
-//! Shared by the integration tests: build options on the workspace cache, phe's test vectors.
+//! Shared by the integration tests: build options on the workspace cache, phe's test vectors, a
+//! Yosys cache's entries.
 
 use ecrt_sim::BuildOptions;
 use std::path::PathBuf;
@@ -13,4 +14,20 @@ pub fn opts() -> BuildOptions {
 pub fn vectors(bits: u32) -> serde_json::Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../fixtures/vectors/phe-{bits}.json"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// A Yosys cache's entries: name, inode and modification time. A run stores its result as a new
+/// file, so an unchanged list shows that a call was served from the cache.
+pub fn cache_entries(cache: &std::path::Path) -> Vec<(std::ffi::OsString, u64, std::time::SystemTime)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut found: Vec<_> = std::fs::read_dir(cache.join("estimate"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let meta = e.metadata().unwrap();
+            (e.file_name(), meta.ino(), meta.modified().unwrap())
+        })
+        .collect();
+    found.sort();
+    found
 }
