@@ -21,9 +21,9 @@
 //! test holds the bounds).
 //!
 //! Each unit's result is cached by its own content, black boxes named by their interface, so a
-//! change inside one block re-synthesizes that block only. Units run in parallel, largest first,
-//! with every other Yosys run of the process (a timing run beside them) one a core at most
-//! (`ECRT_SIM_JOBS` overrides).
+//! change inside one block re-synthesizes that block only. Units run in parallel, largest first;
+//! like every Yosys run of the process (a timing run beside them too), each takes a slot, one a
+//! core (`ECRT_SIM_JOBS` overrides).
 //!
 //! Each unit's run also writes its netlist (`write_json`), of which the cache entry keeps the
 //! nets' loads and connections: the fanout is composed from them over the instance tree
