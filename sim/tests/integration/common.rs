@@ -16,16 +16,21 @@ pub fn vectors(bits: u32) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// A Yosys cache's entries: name, inode and modification time. A run stores its result as a new
-/// file, so an unchanged list shows that a call was served from the cache.
-pub fn cache_entries(cache: &std::path::Path) -> Vec<(std::ffi::OsString, u64, std::time::SystemTime)> {
+/// A file's inode and modification time: a cache stores what it builds as a new file, so an
+/// unchanged stamp shows that a call was served from the cache.
+pub fn stamp(path: &std::path::Path) -> (u64, std::time::SystemTime) {
     use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).unwrap();
+    (meta.ino(), meta.modified().unwrap())
+}
+
+/// A Yosys cache's entries: each name and [`stamp`].
+pub fn cache_entries(cache: &std::path::Path) -> Vec<(std::ffi::OsString, (u64, std::time::SystemTime))> {
     let mut found: Vec<_> = std::fs::read_dir(cache.join("estimate"))
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            let meta = e.metadata().unwrap();
-            (e.file_name(), meta.ino(), meta.modified().unwrap())
+            (e.file_name(), stamp(&e.path()))
         })
         .collect();
     found.sort();

@@ -8,7 +8,7 @@ use num_bigint::{BigUint, RandBigInt};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::common::opts;
+use crate::common::{opts, stamp};
 
 const ADDER: &str = r#"
 module top(clock,a,b,s);
@@ -300,11 +300,6 @@ fn second_build_is_a_cache_hit() {
     let spec = ModelSpec::from_verilog(v, "top").unwrap();
     let first = Model::build(&spec, &opts()).unwrap();
     // A build publishes its library in a new directory: a cache hit leaves the file as it was.
-    let stamp = |path: &std::path::Path| {
-        use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path).unwrap();
-        (meta.ino(), meta.modified().unwrap())
-    };
     let built = stamp(&first.build_info().library);
     let mut second = Model::build(&spec, &opts()).unwrap();
     assert!(second.build_info().cached);
