@@ -9,12 +9,14 @@
 //! the choice costs a multiplexer on one limb, not a copy.
 //!
 //! No net reaches every limb: the limbs' selects (capture a term, shift) are registers, decided
-//! the cycle before, in copies ([`crate::fanout`]). A term is announced a cycle ahead
+//! the cycle before, in copies ([`crate::fanout`]), and each set of at most
+//! [`MAX_REGISTER_FANOUT`](crate::part::MAX_REGISTER_FANOUT) shift copies is decided by logic of its own, from a copy of the state.
+//! A term is announced a cycle ahead
 //! (`capture_*_next`); a take shifts the limbs in the cycle after it, the limb handed out read
 //! from one limb up meanwhile; the modulus follows n in every cycle it does not shift.
 use crate::config::STEP_BITS;
-use crate::fanout::replicas::Replicas;
-use crate::fanout::{copies, LIMBS_PER_COPY};
+use crate::fanout::replicas::{ReplicaSets, Replicas};
+use crate::fanout::{copies, in_sets, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::mul_add::{X_BITS, Y_BITS};
 use rust_hdl::prelude::*;
@@ -70,13 +72,16 @@ pub struct Correction {
     n_inverted: DFF<Bits<Y_BITS>>,
     step_diff: Signal<Local, Bits<18>>,
     no_borrow: Signal<Local, Bits<18>>,
-    // The limbs shift in the next cycle: the sum is running, or a limb was taken (`taken`).
-    shift_next: Signal<Local, bool>,
-    // Copies of shift_next: one per limb of the terms below the top (two registers a limb), one
-    // per LIMBS_PER_COPY of those limbs of the modulus; and of the captures, one per
-    // LIMBS_PER_COPY limbs.
-    shift_terms: Replicas<bool>,
-    shift_modulus: Replicas<bool>,
+    // Whether the limbs shift in the next cycle (the sum is running, or a limb is taken), in
+    // copies: one per limb of the terms below the top (two registers a limb), one per
+    // LIMBS_PER_COPY of those limbs of the modulus, in sets of at most MAX_REGISTER_FANOUT. Each
+    // set's decision is a LUT of its own, on a copy of the state (the terms' sets first): one
+    // decision would drive every copy. The captures: a copy per LIMBS_PER_COPY limbs.
+    shift_state: Replicas<CorrectionState>,
+    last_step: Signal<Local, bool>,
+    shift_next: Vec<Signal<Local, bool>>,
+    shift_terms: ReplicaSets<bool>,
+    shift_modulus: ReplicaSets<bool>,
     capture_p: Replicas<bool>,
     capture_q: Replicas<bool>,
     // A limb was taken in the previous cycle and the limbs shift now: the limb handed out is the
@@ -89,6 +94,8 @@ pub struct Correction {
 impl Correction {
     /// A correction over `digits` limbs.
     pub fn new(digits: usize) -> Self {
+        // The top limbs take the running sum's digits, not a shift.
+        let (shift_terms, shift_modulus) = (in_sets(digits - 1, 1), in_sets(copies(digits - 1), 1));
         Correction {
             clock: Default::default(),
             capture_p_next: Default::default(),
@@ -116,10 +123,11 @@ impl Correction {
             n_inverted: Default::default(),
             step_diff: Default::default(),
             no_borrow: Default::default(),
-            shift_next: Default::default(),
-            // The top limbs take the running sum's digits, not a shift.
-            shift_terms: Replicas::new(digits - 1),
-            shift_modulus: Replicas::new(copies(digits - 1)),
+            shift_state: Replicas::new(shift_terms.d.len() + shift_modulus.d.len()),
+            last_step: Default::default(),
+            shift_next: many(shift_terms.d.len() + shift_modulus.d.len()),
+            shift_terms,
+            shift_modulus,
             capture_p: Replicas::new(copies(digits)),
             capture_q: Replicas::new(copies(digits)),
             taken: Default::default(),
@@ -133,7 +141,7 @@ impl Logic for Correction {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, carry, borrow, count, taken, digit, n_inverted);
-        clock!(self, clock, shift_terms, shift_modulus, capture_p, capture_q);
+        clock!(self, clock, shift_state, shift_terms, shift_modulus, capture_p, capture_q);
         for j in 0..self.sum.len() {
             self.sum[j].clock.next = self.clock.val();
             self.diff[j].clock.next = self.clock.val();
@@ -198,7 +206,7 @@ impl Logic for Correction {
                     self.sum[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.digit.q.val());
                     self.diff[j].d.next = bit_cast::<X_BITS, Y_BITS>(self.step_diff.val().get_bits::<Y_BITS>(0));
                 }
-                if self.count.q.val() == self.digits.val() {
+                if self.last_step.val() {
                     self.count.d.next = 0.into();
                     self.state.d.next = CorrectionState::Holding;
                 }
@@ -216,9 +224,22 @@ impl Logic for Correction {
                 self.state.d.next = CorrectionState::Idle;
             }
         }
-        self.shift_next.next = (self.state.d.val() == CorrectionState::Running) | self.taken.d.val();
-        self.shift_terms.d.next = self.shift_next.val();
-        self.shift_modulus.d.next = self.shift_next.val();
+        // The limbs shift in the next cycle if the state will be Running, or a limb is taken.
+        self.last_step.next = self.count.q.val() == self.digits.val();
+        self.shift_state.d.next = self.state.d.val();
+        for sn in (self.shift_terms.d.len())..(self.shift_terms.d.len() + 1) {
+            for s in 0..(self.shift_terms.d.len() + self.shift_modulus.d.len()) {
+                self.shift_next[s].next = ((self.shift_state.q[s].val() == CorrectionState::Idle) & self.start.val())
+                    | ((self.shift_state.q[s].val() == CorrectionState::Running) & !self.last_step.val())
+                    | ((self.shift_state.q[s].val() == CorrectionState::Holding) & self.take.val());
+            }
+            for s in 0..self.shift_terms.d.len() {
+                self.shift_terms.d[s].next = self.shift_next[s].val();
+            }
+            for s in 0..self.shift_modulus.d.len() {
+                self.shift_modulus.d[s].next = self.shift_next[sn + s].val();
+            }
+        }
         self.capture_p.d.next = self.capture_p_next.val();
         self.capture_q.d.next = self.capture_q_next.val();
         // The top limbs are the running state's to set (a take leaves them as they are).
@@ -264,12 +285,18 @@ mod tests {
         yosys_validate("ecrt_correction", &generate_verilog(&uut)).unwrap();
     }
 
-    /// Redundant terms below n whose sum is below n, equal to n, and above it: m = (p + q) mod n.
+    /// Redundant terms below n whose sum is below n, equal to n, and above it: m = (p + q) mod n;
+    /// over 4 limbs, and over 140, whose shifts are decided in five sets of copies.
     #[test]
     fn sums_and_corrects_once() {
+        for digits in [4, 140] {
+            sums_and_corrects_over(digits);
+        }
+    }
+
+    fn sums_and_corrects_over(digits: usize) {
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-        let digits = 4;
-        let n = random_odd(66, &mut rng);
+        let n = random_odd(17 * digits as u64 - 2, &mut rng);
         let cases = [
             (rng.gen_biguint_below(&(&n >> 1u32)), rng.gen_biguint_below(&(&n >> 1u32))),
             (&n - 1u32, BigUint::from(1u32)),

@@ -39,7 +39,7 @@
 //! turns, while the DSPs see the digit 1 in the first step and 0 after it.
 
 use crate::fanout::replicas::{ReplicaSets, Replicas};
-use crate::fanout::{copies, LIMBS_PER_COPY};
+use crate::fanout::{copies, in_sets, sets, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::b_windows::BWindows;
 use crate::multiplier::column_addends::ColumnAddends;
@@ -138,11 +138,16 @@ pub struct DeepMul {
     finished: Signal<Local, bool>,
     // The load phase's lane loads its operands: a copy per limb of A (its limbs come through the
     // operand select, which synthesis merges into the load's LUTs, two a bit: a copy per two limbs
-    // measured 62 loads flat), copies per LIMBS_PER_COPY windows of B and limbs of M̂, and one for
-    // its state.
-    load_next: Signal<Local, bool>,
-    load_a: Replicas<bool>,
-    load_m_hat: Replicas<bool>,
+    // measured 62 loads flat) and per LIMBS_PER_COPY limbs of M̂, in sets of at most
+    // MAX_REGISTER_FANOUT, and B's windows (`load_b1`) and its state, a set more.
+    // Each set's decision, start_next and the lane's being free, is a LUT of its own on a copy of
+    // `next_free` inverted (0, free, as the ring starts idle), formed a cycle ahead from ring
+    // position 1: one decision drove all 187 copies.
+    held_copies: Replicas<bool>,
+    ahead_next_before_last: Signal<Local, Bits<COUNT_BITS>>,
+    load_next: Vec<Signal<Local, bool>>,
+    load_a: ReplicaSets<bool>,
+    load_m_hat: ReplicaSets<bool>,
     load_state: Replicas<bool>,
     // Digit l of the next step, resolved from position k + 1 − l to k − l (0 where a classic lane
     // takes none: l ≥ 1, and before a quotient turn).
@@ -229,6 +234,7 @@ impl DeepMul {
         let windows = wide::window_count(operand_limbs);
         let window_sets = copies(windows).div_ceil(MAX_REGISTER_FANOUT);
         let groups = modulus_limbs.div_ceil(DSPS_PER_COPY);
+        let load_sets = sets(operand_limbs) + sets(copies(modulus_limbs)) + 1;
         let turns = |classic_turns: usize| (classic_turns + 2) as u64;
         let (classic, decremented) = (
             turns(shape.deep_classic_turns(ClassicOp::Multiply)),
@@ -278,10 +284,12 @@ impl DeepMul {
             ring_decrement: many(lanes),
             ring_n_prime: many(lanes),
             finished: Default::default(),
-            load_next: Default::default(),
-            load_a: Replicas::new(operand_limbs),
+            held_copies: Replicas::new(load_sets),
+            ahead_next_before_last: Default::default(),
+            load_next: many(load_sets),
+            load_a: in_sets(operand_limbs, 1),
             load_b: ReplicaSets::new(window_sets, copies(windows).div_ceil(window_sets)),
-            load_m_hat: Replicas::new(copies(modulus_limbs)),
+            load_m_hat: in_sets(copies(modulus_limbs), 1),
             load_state: Replicas::new(1),
             digit_sum: many(k),
             resolved: many(k),
@@ -332,6 +340,7 @@ impl Logic for DeepMul {
         clock!(
             self,
             clock,
+            held_copies,
             load_a,
             load_b1,
             load_b,
@@ -480,7 +489,19 @@ impl Logic for DeepMul {
                             }
                             self.next_free.next = !self.ring_busy[0].q.val()
                                 | (self.ring_count[0].q.val() == self.next_before_last.val());
-                            self.load_next.next = self.start_next.val() & self.next_free.val();
+                            // next_free again, a cycle ahead: position 1's lane is position 0's then.
+                            self.ahead_next_before_last.next = self.fold_before_last.val();
+                            if self.ring_classic[1].q.val() {
+                                self.ahead_next_before_last.next = self.classic_before_last.val();
+                            }
+                            if self.ring_decrement[1].q.val() {
+                                self.ahead_next_before_last.next = self.decremented_before_last.val();
+                            }
+                            self.held_copies.d.next = self.ring_busy[1].q.val()
+                                & (self.ring_count[1].q.val() != self.ahead_next_before_last.val());
+                            for s in 0..self.load_next.len() {
+                                self.load_next[s].next = self.start_next.val() & !self.held_copies.q[s].val();
+                            }
                             self.done_next.next =
                                 self.ring_busy[0].q.val() & (self.ring_count[0].q.val() == self.next_before_last.val());
                             self.ahead_before_last.next = self.fold_before_last.val();
@@ -492,13 +513,21 @@ impl Logic for DeepMul {
                             }
                             self.free_ahead.next = !self.ring_busy[2].q.val()
                                 | (self.ring_count[2].q.val() == self.ahead_before_last.val());
-                            self.load_a.d.next = self.load_next.val();
-                            self.load_b1.d.next = self.load_next.val();
+                            for sa in (self.load_a.d.len())..(self.load_a.d.len() + 1) {
+                                for s in 0..self.load_a.d.len() {
+                                    self.load_a.d[s].next = self.load_next[s].val();
+                                }
+                                for s in 0..self.load_m_hat.d.len() {
+                                    self.load_m_hat.d[s].next = self.load_next[sa + s].val();
+                                }
+                            }
+                            for sb in (self.load_next.len() - 1)..self.load_next.len() {
+                                self.load_b1.d.next = self.load_next[sb].val();
+                                self.load_state.d.next = self.load_next[sb].val();
+                            }
                             for i in 0..self.load_b.d.len() {
                                 self.load_b.d[i].next = self.load_b1.q[i].val();
                             }
-                            self.load_m_hat.d.next = self.load_next.val();
-                            self.load_state.d.next = self.load_next.val();
                             self.lane_last.next = self.fold_last.val();
                             if self.ring_classic[dn - 1].q.val() {
                                 self.lane_last.next = self.classic_last.val();
