@@ -19,8 +19,8 @@ use crate::decryption::decrypt_core::TAG_BITS;
 use crate::decryption::JOB_COUNT_BITS;
 use crate::exponentiation::lane_exp::{DelayExp, LaneExp};
 use crate::exponentiation::slot_control::LoadTarget;
-use crate::fanout::replicas::Replicas;
-use crate::fanout::{copies, LIMBS_PER_COPY};
+use crate::fanout::replicas::{ReplicaSets, Replicas};
+use crate::fanout::{copies, in_sets, sets, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::deep_mul::{DeepMul, LANE_BITS};
 use crate::multiplier::delay_mul::DelayMul;
@@ -97,7 +97,16 @@ macro_rules! lanes_core {
             // stage alone, Yosys found it one stage a pass of its opt loop: 73 passes over the
             // flattened 512-bit design, half its time).
             limb_mask: Constant<Bits<X_BITS>>,
-            intake_shift: Replicas<bool>,
+            // The intake's shift enables, in sets of at most MAX_REGISTER_FANOUT copies; each set's
+            // enable is a LUT of its own (one drove all 2·S / LIMBS_PER_COPY copies), on copies per
+            // set of what `ready` reads: each pair's running and waiting (copy s of pair j at
+            // j·sets + s), `pending`, and `reading` not yet 0.
+            intake_shift: ReplicaSets<bool>,
+            ready_running: ReplicaSets<bool>,
+            ready_waiting: ReplicaSets<bool>,
+            ready_pending: Replicas<bool>,
+            ready_reading: Replicas<bool>,
+            set_free: Vec<Signal<Local, bool>>,
             n: Vec<DFF<Bits<Y_BITS>>>,
             n_limb: DFF<Bits<Y_BITS>>,
             n_shift: Replicas<bool>,
@@ -147,6 +156,7 @@ macro_rules! lanes_core {
             /// exponents p − 1 of `exponent_bits` bits and windows of `window_bits` (2 to 6).
             pub fn new(shape: &$shape, exponent_bits: usize, window_bits: usize) -> Self {
                 let (digits, pairs) = (shape.classic_digits(), $mul::lanes(shape) / 2);
+                let intake_sets = sets(copies(2 * digits));
                 $name {
                     clock: Default::default(),
                     key_load: Default::default(),
@@ -169,7 +179,12 @@ macro_rules! lanes_core {
                     intake: many(2 * digits),
                     intake_limb: Default::default(),
                     limb_mask: Constant::new(((1u64 << Y_BITS) - 1).into()),
-                    intake_shift: Replicas::new(copies(2 * digits)),
+                    intake_shift: in_sets(copies(2 * digits), 1),
+                    ready_running: ReplicaSets::new(pairs, intake_sets),
+                    ready_waiting: ReplicaSets::new(pairs, intake_sets),
+                    ready_pending: Replicas::new(intake_sets),
+                    ready_reading: Replicas::new(intake_sets),
+                    set_free: many(intake_sets),
                     n: many(digits),
                     n_limb: Default::default(),
                     n_shift: Replicas::new(copies(digits)),
@@ -221,7 +236,21 @@ macro_rules! lanes_core {
                     intake_limb,
                     n_limb
                 );
-                clock!(self, clock, engine, correction, term_write_lane, term_write, term_read_lane, intake_shift, n_shift);
+                clock!(
+                    self,
+                    clock,
+                    engine,
+                    correction,
+                    term_write_lane,
+                    term_write,
+                    term_read_lane,
+                    intake_shift,
+                    ready_running,
+                    ready_waiting,
+                    ready_pending,
+                    ready_reading,
+                    n_shift
+                );
                 for j in 0..self.intake.len() {
                     self.intake[j].clock.next = self.clock.val();
                     self.intake[j].d.next = self.intake[j].q.val();
@@ -275,7 +304,25 @@ macro_rules! lanes_core {
                 }
                 self.ready.next = self.free_pair.val() & !self.pending.q.val() & !self.reading.q.val().any();
                 self.intake_limb.d.next = self.limb_in.val();
-                self.intake_shift.d.next = self.limb_in_valid.val() & self.ready.val();
+                // `ready` again per set of the shift's copies, from the set's copies of its state.
+                for sn in (self.set_free.len())..(self.set_free.len() + 1) {
+                    for s in 0..self.set_free.len() {
+                        self.set_free[s].next = false;
+                    }
+                    for j in 0..self.pair_running.len() {
+                        for s in 0..self.set_free.len() {
+                            if !self.ready_running.q[j * sn + s].val() & !self.ready_waiting.q[j * sn + s].val() {
+                                self.set_free[s].next = true;
+                            }
+                        }
+                    }
+                }
+                for s in 0..self.set_free.len() {
+                    self.intake_shift.d[s].next = self.limb_in_valid.val()
+                        & self.set_free[s].val()
+                        & !self.ready_pending.q[s].val()
+                        & !self.ready_reading.q[s].val();
+                }
                 for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
                     for j in 0..(self.intake.len() - 1) {
                         if self.intake_shift.q[j / g].val() {
@@ -454,6 +501,14 @@ macro_rules! lanes_core {
                 // Busy: a job held (a pair is busy while its lanes read the intake or its terms wait to be
                 // read), from three registers: the register block's key-load refusal follows it.
                 self.busy.next = self.pending.q.val() | self.order_count.q.val().any() | self.correction.busy.val();
+
+                // The copies of what `ready` reads, from their registers' next values, set above.
+                for j in 0..self.pair_running.len() {
+                    self.ready_running.d[j].next = self.pair_running[j].d.val();
+                    self.ready_waiting.d[j].next = self.pair_waiting[j].d.val();
+                }
+                self.ready_pending.d.next = self.pending.d.val();
+                self.ready_reading.d.next = self.reading.d.val().any();
             }
         }
     };

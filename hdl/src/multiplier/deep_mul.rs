@@ -190,11 +190,16 @@ pub struct DeepMul {
     // (a first step; a classic lane's rows but row 0 of a quotient turn), row 0 multiplies q.
     zero_rows: ReplicaSets<bool>,
     quotient_row: Replicas<bool>,
-    // Copies per LIMBS_PER_COPY columns: column j's base is register j + k (folding), j + 1 (a
-    // products turn), j (a quotient turn), or 0 (none: a first step).
-    base_fold: Replicas<bool>,
-    base_down: Replicas<bool>,
-    base_same: Replicas<bool>,
+    // Copies per LIMBS_PER_COPY columns, in sets of at most MAX_REGISTER_FANOUT: column j's base
+    // is register j + k (folding), j + 1 (a products turn), j (a quotient turn), or 0 (none: a
+    // first step). Each set's selects are LUTs of their own, on the set's copies of position 1's
+    // first step, kind and turn parity, taken a cycle ahead from position 2.
+    base_fold: ReplicaSets<bool>,
+    base_down: ReplicaSets<bool>,
+    base_same: ReplicaSets<bool>,
+    base_first: Replicas<bool>,
+    base_classic: Replicas<bool>,
+    base_odd: Replicas<bool>,
     // Column L's base before and the wide REDC's digit it adds.
     base_high: Signal<Local, Bits<T_BITS>>,
     high_turn: Signal<Local, Bits<Y_BITS>>,
@@ -310,9 +315,12 @@ impl DeepMul {
             first_next: Default::default(),
             zero_rows: ReplicaSets::new(k, groups),
             quotient_row: Replicas::new(groups),
-            base_fold: Replicas::new(copies(columns)),
-            base_down: Replicas::new(copies(columns)),
-            base_same: Replicas::new(copies(columns)),
+            base_fold: in_sets(copies(columns), 1),
+            base_down: in_sets(copies(columns), 1),
+            base_same: in_sets(copies(columns), 1),
+            base_first: Replicas::new(sets(copies(columns))),
+            base_classic: Replicas::new(sets(copies(columns))),
+            base_odd: Replicas::new(sets(copies(columns))),
             base_high: Default::default(),
             high_turn: Default::default(),
             quotient: Default::default(),
@@ -356,6 +364,9 @@ impl Logic for DeepMul {
             base_fold,
             base_down,
             base_same,
+            base_first,
+            base_classic,
+            base_odd,
             quotient,
             t_low
         );
@@ -711,13 +722,19 @@ impl Logic for DeepMul {
                             }
                             self.quotient_row.d.next =
                                 self.ring_classic[1].q.val() & !self.ring_count[1].q.val().get_bit(0);
-                            self.base_fold.d.next = !self.first_next.val() & !self.ring_classic[1].q.val();
-                            self.base_down.d.next = !self.first_next.val()
-                                & self.ring_classic[1].q.val()
-                                & self.ring_count[1].q.val().get_bit(0);
-                            self.base_same.d.next = !self.first_next.val()
-                                & self.ring_classic[1].q.val()
-                                & !self.ring_count[1].q.val().get_bit(0);
+                            self.base_first.d.next =
+                                self.ring_busy[2].q.val() & (self.ring_count[2].q.val() == self.first_count.val());
+                            self.base_classic.d.next = self.ring_classic[2].q.val();
+                            self.base_odd.d.next = self.ring_count[2].q.val().get_bit(0);
+                            for s in 0..self.base_fold.d.len() {
+                                self.base_fold.d[s].next = !self.base_first.q[s].val() & !self.base_classic.q[s].val();
+                                self.base_down.d[s].next = !self.base_first.q[s].val()
+                                    & self.base_classic.q[s].val()
+                                    & self.base_odd.q[s].val();
+                                self.base_same.d[s].next = !self.base_first.q[s].val()
+                                    & self.base_classic.q[s].val()
+                                    & !self.base_odd.q[s].val();
+                            }
                             for cn in (self.t_r.len())..(self.t_r.len() + 1) {
                                 for gn in (self.row_x.len() / self.digit_sum.len())
                                     ..(self.row_x.len() / self.digit_sum.len() + 1)
