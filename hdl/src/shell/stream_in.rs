@@ -23,9 +23,11 @@
 //! drops the buffered beat, the frame in progress and the error result not yet collected, and
 //! starts nothing in its cycle.
 
+use crate::fanout::replicas::Replicas;
 use crate::interface::{LANE_BITS, RESULT_KEY_NOT_LOADED, RESULT_MALFORMED};
 use crate::limbs::LIMB_BITS;
 use crate::many;
+use crate::part::MAX_REGISTER_FANOUT;
 use rust_hdl::prelude::*;
 
 /// Bits of a lane index: up to 16 lanes (512-bit TDATA).
@@ -40,6 +42,10 @@ pub const TAG_BITS: usize = 16;
 pub const STATUS_BITS: usize = 8;
 /// Bits of the frame timeout's counter.
 pub const TIMEOUT_BITS: usize = 21;
+
+/// Lanes of the beat buffer that one decision to load or shift reaches: a lane's register and its
+/// two checks take it in a multiplexer a bit.
+const LANES_PER_SET: usize = MAX_REGISTER_FANOUT / (LIMB_BITS + 2);
 
 // The status is built as {MALFORMED, KEY_NOT_LOADED} in bits 1 and 0.
 const _: () = assert!(RESULT_KEY_NOT_LOADED == 1 && RESULT_MALFORMED == 2);
@@ -95,6 +101,7 @@ pub struct StreamIn {
     position_limit: Constant<Bits<POSITION_BITS>>,
     opcode: Constant<Bits<8>>,
     timeout_last: Constant<Bits<TIMEOUT_BITS>>,
+    key_not_loaded: Constant<Bits<STATUS_BITS>>,
     malformed: Constant<Bits<STATUS_BITS>>,
     core_number: Vec<Constant<Bits<CORE_BITS>>>,
     // The beat buffer (the word at hand in lane 0, its limb bits: the tag's too) and the index of
@@ -135,17 +142,42 @@ pub struct StreamIn {
     error_pending: DFF<bool>,
     error_tag_r: DFF<Bits<TAG_BITS>>,
     error_status_r: DFF<Bits<STATUS_BITS>>,
-    // This cycle's word and what it means.
+    // This cycle's word, what it means and whether it is taken, decided once per set of the beat
+    // buffer's lanes (LANES_PER_SET a set) and once more, the last, for the rest of the parser:
+    // each decision is logic of its own, on copies (one a decision) of the registers it reads, so
+    // that no net decides the whole buffer (one drove 165 loads, one 138). A beat's load is
+    // decided per set the same way, on copies of `beat_full`.
     word: Signal<Local, Bits<LIMB_BITS>>,
-    key_fault: Signal<Local, bool>,
-    shape_fault: Signal<Local, bool>,
+    full_copies: Replicas<bool>,
+    last_copies: Replicas<bool>,
+    at_last_lane_copies: Replicas<bool>,
+    at_frame_last_copies: Replicas<bool>,
+    past_header_copies: Replicas<bool>,
+    key_ok_copies: Replicas<bool>,
+    opcode_ok_copies: Replicas<bool>,
+    at_limb_copies: Replicas<bool>,
+    at_padding_copies: Replicas<bool>,
+    high_clear_copies: Replicas<bool>,
+    all_clear_copies: Replicas<bool>,
+    error_pending_copies: Replicas<bool>,
+    status_copies: Replicas<Bits<STATUS_BITS>>,
+    settling_copies: Replicas<bool>,
+    each_key_fault: Vec<Signal<Local, Bits<STATUS_BITS>>>,
+    each_shape_fault: Vec<Signal<Local, Bits<STATUS_BITS>>>,
+    each_word_status: Vec<Signal<Local, Bits<STATUS_BITS>>>,
+    each_last_lane: Vec<Signal<Local, bool>>,
+    each_frame_end: Vec<Signal<Local, bool>>,
+    each_header_good: Vec<Signal<Local, bool>>,
+    each_consume: Vec<Signal<Local, bool>>,
+    each_load: Vec<Signal<Local, bool>>,
+    // The parser's decision.
     word_status: Signal<Local, Bits<STATUS_BITS>>,
     last_lane: Signal<Local, bool>,
     frame_end: Signal<Local, bool>,
     header_good: Signal<Local, bool>,
+    consume: Signal<Local, bool>,
     any_ready: Signal<Local, bool>,
     pick: Signal<Local, Bits<CORE_BITS>>,
-    consume: Signal<Local, bool>,
     timed_out: Signal<Local, bool>,
 }
 
@@ -160,6 +192,8 @@ impl StreamIn {
         let frame_words = crate::interface::request_words(digits).div_ceil(lanes) * lanes;
         assert!(frame_words < (1 << POSITION_BITS) - 1, "frames of at most 1,022 words");
         let constant = |x: usize| Constant::new((x as u64).into());
+        // The buffer's sets, then the parser's decision.
+        let decisions = lanes.div_ceil(LANES_PER_SET) + 1;
         StreamIn {
             clock: Default::default(),
             s_axis_tdata: many(lanes),
@@ -187,6 +221,7 @@ impl StreamIn {
             position_limit: constant(frame_words),
             opcode: Constant::new((crate::interface::OPCODE_DECRYPT as u64).into()),
             timeout_last: Constant::new(((frame_timeout - 1) as u64).into()),
+            key_not_loaded: Constant::new((RESULT_KEY_NOT_LOADED as u64).into()),
             malformed: Constant::new((RESULT_MALFORMED as u64).into()),
             core_number: (0..cores).map(|k| Constant::new((k as u64).into())).collect(),
             beat: many(lanes),
@@ -216,15 +251,35 @@ impl StreamIn {
             error_tag_r: Default::default(),
             error_status_r: Default::default(),
             word: Default::default(),
-            key_fault: Default::default(),
-            shape_fault: Default::default(),
+            full_copies: Replicas::new(decisions),
+            last_copies: Replicas::new(decisions),
+            at_last_lane_copies: Replicas::new(decisions),
+            at_frame_last_copies: Replicas::new(decisions),
+            past_header_copies: Replicas::new(decisions),
+            key_ok_copies: Replicas::new(decisions),
+            opcode_ok_copies: Replicas::new(decisions),
+            at_limb_copies: Replicas::new(decisions),
+            at_padding_copies: Replicas::new(decisions),
+            high_clear_copies: Replicas::new(decisions),
+            all_clear_copies: Replicas::new(decisions),
+            error_pending_copies: Replicas::new(decisions),
+            status_copies: Replicas::new(decisions),
+            settling_copies: Replicas::new(decisions),
+            each_key_fault: many(decisions),
+            each_shape_fault: many(decisions),
+            each_word_status: many(decisions),
+            each_last_lane: many(decisions),
+            each_frame_end: many(decisions),
+            each_header_good: many(decisions),
+            each_consume: many(decisions),
+            each_load: many(decisions - 1),
             word_status: Default::default(),
             last_lane: Default::default(),
             frame_end: Default::default(),
             header_good: Default::default(),
+            consume: Default::default(),
             any_ready: Default::default(),
             pick: Default::default(),
-            consume: Default::default(),
             timed_out: Default::default(),
         }
     }
@@ -257,6 +312,24 @@ impl Logic for StreamIn {
             error_tag_r,
             error_status_r
         );
+        clock!(
+            self,
+            clock,
+            full_copies,
+            last_copies,
+            at_last_lane_copies,
+            at_frame_last_copies,
+            past_header_copies,
+            key_ok_copies,
+            opcode_ok_copies,
+            at_limb_copies,
+            at_padding_copies,
+            high_clear_copies,
+            all_clear_copies,
+            error_pending_copies,
+            status_copies,
+            settling_copies
+        );
         for i in 0..self.beat.len() {
             self.beat[i].clock.next = self.clock.val();
             self.beat[i].d.next = self.beat[i].q.val();
@@ -270,21 +343,8 @@ impl Logic for StreamIn {
         for i in 0..1 {
             self.word.next = self.beat[i].q.val();
         }
-        self.last_lane.next = self.at_last_lane.q.val();
-        self.frame_end.next = self.last_lane.val() & (self.beat_last.q.val() | self.at_frame_last.q.val());
         self.next_limb.next = self.position.q.val() < self.limb_last.val();
         self.next_frame_last.next = self.position.q.val() == self.before_frame_last.val();
-
-        // Its faults, added to the frame's (status is 0 when a frame starts).
-        self.key_fault.next = !self.past_header.q.val() & !self.header_key_ok.q.val();
-        self.shape_fault.next = (!self.past_header.q.val() & !self.header_opcode_ok.q.val())
-            | (self.at_limb.q.val() & !self.high_clear[0].q.val())
-            | (self.at_padding.q.val() & !self.all_clear[0].q.val())
-            | (self.last_lane.val() & self.beat_last.q.val() & !self.at_frame_last.q.val());
-        self.word_status.next = self.status.q.val()
-            | bit_cast::<STATUS_BITS, 1>(self.key_fault.val().into())
-            | (bit_cast::<STATUS_BITS, 1>(self.shape_fault.val().into()) << 1);
-        self.header_good.next = !self.past_header.q.val() & (self.word_status.val() == 0);
 
         // The highest-numbered ready core.
         self.any_ready.next = false;
@@ -295,15 +355,46 @@ impl Logic for StreamIn {
                 self.pick.next = self.core_number[k].val();
             }
         }
-
-        // Take the word unless a good header waits for a core (or for a started core's ready to
-        // fall), or a bad frame's end waits for the previous error result to be collected.
         if self.settle.q.val() != 0 {
             self.settle.d.next = self.settle.q.val() - 1;
         }
-        self.consume.next = self.beat_full.q.val()
-            & !(self.header_good.val() & (!self.any_ready.val() | (self.settle.q.val() != 0)))
-            & !(self.frame_end.val() & (self.word_status.val() != 0) & self.error_pending.q.val());
+
+        // Per decision, from its copies: the word's faults, added to the frame's (status is 0 when
+        // a frame starts), and whether it is taken: unless a good header waits for a core (or for
+        // a started core's ready to fall), or a bad frame's end waits for the previous error
+        // result to be collected.
+        for d in 0..self.each_consume.len() {
+            self.each_last_lane[d].next = self.at_last_lane_copies.q[d].val();
+            self.each_frame_end[d].next =
+                self.each_last_lane[d].val() & (self.last_copies.q[d].val() | self.at_frame_last_copies.q[d].val());
+            self.each_key_fault[d].next = 0.into();
+            if !self.past_header_copies.q[d].val() & !self.key_ok_copies.q[d].val() {
+                self.each_key_fault[d].next = self.key_not_loaded.val();
+            }
+            self.each_shape_fault[d].next = 0.into();
+            if (!self.past_header_copies.q[d].val() & !self.opcode_ok_copies.q[d].val())
+                | (self.at_limb_copies.q[d].val() & !self.high_clear_copies.q[d].val())
+                | (self.at_padding_copies.q[d].val() & !self.all_clear_copies.q[d].val())
+                | (self.each_last_lane[d].val() & self.last_copies.q[d].val() & !self.at_frame_last_copies.q[d].val())
+            {
+                self.each_shape_fault[d].next = self.malformed.val();
+            }
+            self.each_word_status[d].next =
+                self.status_copies.q[d].val() | self.each_key_fault[d].val() | self.each_shape_fault[d].val();
+            self.each_header_good[d].next = !self.past_header_copies.q[d].val() & (self.each_word_status[d].val() == 0);
+            self.each_consume[d].next = self.full_copies.q[d].val()
+                & !(self.each_header_good[d].val() & (!self.any_ready.val() | self.settling_copies.q[d].val()))
+                & !(self.each_frame_end[d].val()
+                    & (self.each_word_status[d].val() != 0)
+                    & self.error_pending_copies.q[d].val());
+        }
+        for d in (self.each_consume.len() - 1)..self.each_consume.len() {
+            self.last_lane.next = self.each_last_lane[d].val();
+            self.frame_end.next = self.each_frame_end[d].val();
+            self.word_status.next = self.each_word_status[d].val();
+            self.header_good.next = self.each_header_good[d].val();
+            self.consume.next = self.each_consume[d].val();
+        }
 
         // Limbs into the reserved core; at a good frame's end, its start.
         self.core_limb.next = self.word.val();
@@ -331,12 +422,17 @@ impl Logic for StreamIn {
         self.frame_key_not_loaded.next = self.frame_done.val() & self.word_status.val().get_bit(0);
         self.frame_malformed.next = self.frame_done.val() & self.word_status.val().get_bit(1);
 
-        if self.consume.val() {
+        // The set size as a loop variable: rust-hdl indexes with loop variables only.
+        for g in (LANES_PER_SET)..(LANES_PER_SET + 1) {
             for i in 0..(self.beat.len() - 1) {
-                self.beat[i].d.next = self.beat[i + 1].q.val();
-                self.high_clear[i].d.next = self.high_clear[i + 1].q.val();
-                self.all_clear[i].d.next = self.all_clear[i + 1].q.val();
+                if self.each_consume[i / g].val() {
+                    self.beat[i].d.next = self.beat[i + 1].q.val();
+                    self.high_clear[i].d.next = self.high_clear[i + 1].q.val();
+                    self.all_clear[i].d.next = self.all_clear[i + 1].q.val();
+                }
             }
+        }
+        if self.consume.val() {
             self.status.d.next = self.word_status.val();
             if self.position.q.val() != self.position_limit.val() {
                 self.position.d.next = self.position.q.val() + 1;
@@ -407,14 +503,21 @@ impl Logic for StreamIn {
 
         // A new beat when the buffer is empty.
         self.s_axis_tready.next = !self.beat_full.q.val() & !self.soft_reset.val();
+        for d in 0..self.each_load.len() {
+            self.each_load[d].next = self.s_axis_tvalid.val() & !self.full_copies.q[d].val() & !self.soft_reset.val();
+        }
+        for g in (LANES_PER_SET)..(LANES_PER_SET + 1) {
+            for i in 0..self.beat.len() {
+                if self.each_load[i / g].val() {
+                    self.beat[i].d.next = self.s_axis_tdata[i].val().get_bits::<LIMB_BITS>(0);
+                    self.high_clear[i].d.next = !self.s_axis_tdata[i].val().get_bits::<15>(17).any();
+                    self.all_clear[i].d.next = !self.s_axis_tdata[i].val().any();
+                }
+            }
+        }
         if self.s_axis_tvalid.val() & self.s_axis_tready.val() {
             self.beat_full.d.next = true;
             self.beat_last.d.next = self.s_axis_tlast.val();
-            for i in 0..self.beat.len() {
-                self.beat[i].d.next = self.s_axis_tdata[i].val().get_bits::<LIMB_BITS>(0);
-                self.high_clear[i].d.next = !self.s_axis_tdata[i].val().get_bits::<15>(17).any();
-                self.all_clear[i].d.next = !self.s_axis_tdata[i].val().any();
-            }
             for i in 0..1 {
                 self.header_key_ok.d.next =
                     self.key_valid.val() & (self.s_axis_tdata[i].val().get_bits::<8>(16) == self.key_id.val());
@@ -445,6 +548,24 @@ impl Logic for StreamIn {
             self.error_pending.d.next = false;
         }
         self.busy.next = self.beat_full.q.val() | self.past_header.q.val() | self.error_pending.q.val();
+
+        // The decisions' copies, from their registers' next values, set above.
+        self.full_copies.d.next = self.beat_full.d.val();
+        self.last_copies.d.next = self.beat_last.d.val();
+        self.at_last_lane_copies.d.next = self.at_last_lane.d.val();
+        self.at_frame_last_copies.d.next = self.at_frame_last.d.val();
+        self.past_header_copies.d.next = self.past_header.d.val();
+        self.key_ok_copies.d.next = self.header_key_ok.d.val();
+        self.opcode_ok_copies.d.next = self.header_opcode_ok.d.val();
+        self.at_limb_copies.d.next = self.at_limb.d.val();
+        self.at_padding_copies.d.next = self.at_padding.d.val();
+        for i in 0..1 {
+            self.high_clear_copies.d.next = self.high_clear[i].d.val();
+            self.all_clear_copies.d.next = self.all_clear[i].d.val();
+        }
+        self.error_pending_copies.d.next = self.error_pending.d.val();
+        self.status_copies.d.next = self.status.d.val();
+        self.settling_copies.d.next = self.settle.d.val() != 0;
     }
 }
 
