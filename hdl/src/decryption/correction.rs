@@ -183,6 +183,7 @@ impl Logic for Correction {
             self.limb.next = self.out_p.val();
         }
         self.taken.d.next = false;
+        self.last_step.next = self.count.q.val() == self.digits.val();
         match self.state.q.val() {
             CorrectionState::Idle => {
                 if self.start.val() {
@@ -225,7 +226,6 @@ impl Logic for Correction {
             }
         }
         // The limbs shift in the next cycle if the state will be Running, or a limb is taken.
-        self.last_step.next = self.count.q.val() == self.digits.val();
         self.shift_state.d.next = self.state.d.val();
         for sn in (self.shift_terms.d.len())..(self.shift_terms.d.len() + 1) {
             for s in 0..(self.shift_terms.d.len() + self.shift_modulus.d.len()) {

@@ -3,7 +3,9 @@
 //!
 //! A beat is held in a buffer and its lanes are taken one word per cycle, the buffer shifting down
 //! a lane as each is taken (a shift, not a multiplexer of every lane: no register selects 32·lanes
-//! bits). For each frame:
+//! bits). Whether a word is taken, and whether a beat loads, is decided once per set of the
+//! buffer's lanes and once for the rest, each on copies of the registers it reads, so that no net
+//! reaches the whole buffer. For each frame:
 //! - the header (word 0) is checked: opcode, and the key (committed, same id). A good header waits
 //!   for a ready core and reserves it (the highest-numbered ready one) for the frame;
 //! - each limb word is checked (bits [31:17] zero) and, if a core is reserved, shifted into it;
@@ -143,10 +145,11 @@ pub struct StreamIn {
     error_tag_r: DFF<Bits<TAG_BITS>>,
     error_status_r: DFF<Bits<STATUS_BITS>>,
     // This cycle's word, what it means and whether it is taken, decided once per set of the beat
-    // buffer's lanes (LANES_PER_SET a set) and once more, the last, for the rest of the parser:
-    // each decision is logic of its own, on copies (one a decision) of the registers it reads, so
-    // that no net decides the whole buffer (one drove 165 loads, one 138). A beat's load is
-    // decided per set the same way, on copies of `beat_full`.
+    // buffer's lanes that shift (all but the top, LANES_PER_SET a set) and once more, the last,
+    // for the rest of the parser: each decision is logic of its own, on copies (one a decision) of
+    // the registers it reads, so that no net decides the whole buffer (one drove 138 loads). A
+    // beat's load is decided per set of all its lanes the same way, on copies of `beat_full` (one
+    // decision drove 165).
     word: Signal<Local, Bits<LIMB_BITS>>,
     full_copies: Replicas<bool>,
     last_copies: Replicas<bool>,
@@ -192,8 +195,9 @@ impl StreamIn {
         let frame_words = crate::interface::request_words(digits).div_ceil(lanes) * lanes;
         assert!(frame_words < (1 << POSITION_BITS) - 1, "frames of at most 1,022 words");
         let constant = |x: usize| Constant::new((x as u64).into());
-        // The buffer's sets, then the parser's decision.
-        let decisions = lanes.div_ceil(LANES_PER_SET) + 1;
+        // The sets of the buffer's lanes that shift (all but the top), then the parser's decision;
+        // the sets of all its lanes, which load.
+        let (decisions, loads) = ((lanes - 1).div_ceil(LANES_PER_SET) + 1, lanes.div_ceil(LANES_PER_SET));
         StreamIn {
             clock: Default::default(),
             s_axis_tdata: many(lanes),
@@ -251,7 +255,7 @@ impl StreamIn {
             error_tag_r: Default::default(),
             error_status_r: Default::default(),
             word: Default::default(),
-            full_copies: Replicas::new(decisions),
+            full_copies: Replicas::new(decisions.max(loads)),
             last_copies: Replicas::new(decisions),
             at_last_lane_copies: Replicas::new(decisions),
             at_frame_last_copies: Replicas::new(decisions),
@@ -272,7 +276,7 @@ impl StreamIn {
             each_frame_end: many(decisions),
             each_header_good: many(decisions),
             each_consume: many(decisions),
-            each_load: many(decisions - 1),
+            each_load: many(loads),
             word_status: Default::default(),
             last_lane: Default::default(),
             frame_end: Default::default(),
