@@ -9,11 +9,11 @@
 //! the choice costs a multiplexer on one limb, not a copy.
 //!
 //! No net reaches every limb: the limbs' selects (capture a term, shift) are registers, decided
-//! the cycle before, in copies ([`crate::fanout`]), and each set of at most
-//! [`MAX_REGISTER_FANOUT`](crate::part::MAX_REGISTER_FANOUT) shift copies is decided by logic of its own, from a copy of the state.
-//! A term is announced a cycle ahead
-//! (`capture_*_next`); a take shifts the limbs in the cycle after it, the limb handed out read
-//! from one limb up meanwhile; the modulus follows n in every cycle it does not shift.
+//! the cycle before, in copies ([`crate::fanout`]), each set of at most
+//! [`MAX_REGISTER_FANOUT`](crate::part::MAX_REGISTER_FANOUT) shift copies by logic of its own, on
+//! a copy of the state. A term is announced a cycle ahead (`capture_*_next`); a take shifts the
+//! limbs in the cycle after it, the limb handed out read from one limb up meanwhile; the modulus
+//! follows n in every cycle it does not shift.
 use crate::config::STEP_BITS;
 use crate::fanout::replicas::{ReplicaSets, Replicas};
 use crate::fanout::{copies, in_sets, LIMBS_PER_COPY};
