@@ -168,16 +168,24 @@ pub struct DelayMul {
     ahead_two_before_finish: Signal<Local, Bits<COUNT_BITS>>,
     at_finish: DFF<bool>,
     at_before_finish: DFF<bool>,
-    first_next: Signal<Local, bool>,
+    // Position 1's turn, busy or not: its first step, a classic lane's steps, its products turns;
+    // and a classic lane's steps while busy.
+    first_turn: Signal<Local, bool>,
+    classic_steps: Signal<Local, bool>,
+    products_turn: Signal<Local, bool>,
     classic_steps_next: Signal<Local, bool>,
-    products_next: Signal<Local, bool>,
     finishing: Signal<Local, bool>,
-    load: Signal<Local, bool>,
-    // Loads: of A (a copy per LIMBS_PER_COPY limbs), of the lane's state (one, then a source per
-    // set of `load_propagate`), of a lane's bank of H (a copy per LIMBS_PER_COPY limbs, then a
-    // source per set of `load_b*`); a cycle later, of A's propagate flags and a lane's windows of
-    // B (sets of at most MAX_REGISTER_FANOUT copies, a copy per LIMBS_PER_COPY limbs or windows).
-    load_a: Replicas<bool>,
+    // Copies of position 1's busy flag, one per set of `load_a`, `near` and `hold` (and one for
+    // the rest of the loads), so that each set's decision is logic of its own: one drove 71
+    // loads.
+    busy_copies: Replicas<bool>,
+    load: Vec<Signal<Local, bool>>,
+    // Loads: of A (a copy per LIMBS_PER_COPY limbs, in sets of at most MAX_REGISTER_FANOUT), of the
+    // lane's state (one, then a source per set of `load_propagate`), of a lane's bank of H (a copy
+    // per LIMBS_PER_COPY limbs, then a source per set of `load_b*`), these three on a set of their
+    // own; a cycle later, of A's propagate flags and a lane's windows of B (sets of at most
+    // MAX_REGISTER_FANOUT copies, a copy per LIMBS_PER_COPY limbs or windows).
+    load_a: ReplicaSets<bool>,
     load_state: Replicas<bool>,
     load_h0: Replicas<bool>,
     load_h1: Replicas<bool>,
@@ -187,12 +195,13 @@ pub struct DelayMul {
     // The turn's phases: consumes digits (a source per set of `consume_late` and `consume_one`,
     // then one for `ab_source` and one for the carry), stage A's select of T's limbs from k up
     // (neither), 1 up (`near`), 0 up (`hold`) or none (both), per LIMBS_PER_COPY columns and one
-    // for the classic quotient's own copy of column 0's select (`quotient_v`); takes a
+    // for the classic quotient's own copy of column 0's select (`quotient_v`), in sets of at most
+    // MAX_REGISTER_FANOUT; takes a
     // folding quotient (per row and group of DSPs) or a classic one (per group), keeps its low
     // limbs (per LIMBS_PER_COPY kept limbs), finishes.
     consume: Replicas<bool>,
-    near: Replicas<bool>,
-    hold: Replicas<bool>,
+    near: ReplicaSets<bool>,
+    hold: ReplicaSets<bool>,
     take: Replicas<bool>,
     quotient_take: Replicas<bool>,
     keep: Replicas<bool>,
@@ -270,6 +279,7 @@ impl DelayMul {
         );
         let windows = wide::window_count(operand_limbs);
         let groups = modulus_limbs.div_ceil(DSPS_PER_COPY);
+        let load_sets = sets(copies(operand_limbs)) + 1;
         let at = |count: usize| Constant::new((count as u64).into());
         let phase = |turn: usize| Constant::new(((turn % timing.period()) as u64).into());
         let lead = timing.lead;
@@ -340,12 +350,14 @@ impl DelayMul {
             ahead_two_before_finish: Default::default(),
             at_finish: Default::default(),
             at_before_finish: Default::default(),
-            first_next: Default::default(),
+            first_turn: Default::default(),
+            classic_steps: Default::default(),
+            products_turn: Default::default(),
             classic_steps_next: Default::default(),
-            products_next: Default::default(),
             finishing: Default::default(),
-            load: Default::default(),
-            load_a: Replicas::new(copies(operand_limbs)),
+            busy_copies: Replicas::new(load_sets.max(sets(copies(columns) + 1))),
+            load: many(load_sets),
+            load_a: in_sets(copies(operand_limbs), 1),
             load_state: Replicas::new(1 + sets(copies(operand_limbs))),
             load_h0: Replicas::new(copies(modulus_limbs) + sets(copies(windows))),
             load_h1: Replicas::new(copies(modulus_limbs) + sets(copies(windows))),
@@ -353,8 +365,8 @@ impl DelayMul {
             load_b0: in_sets(copies(windows), 1),
             load_b1: in_sets(copies(windows), 1),
             consume: Replicas::new(sets(copies(operand_limbs)) + 2),
-            near: Replicas::new(copies(columns) + 1),
-            hold: Replicas::new(copies(columns) + 1),
+            near: in_sets(copies(columns) + 1, 1),
+            hold: in_sets(copies(columns) + 1, 1),
             take: Replicas::new(k * groups),
             quotient_take: Replicas::new(groups),
             keep: Replicas::new(copies(d * k)),
@@ -404,6 +416,7 @@ impl Logic for DelayMul {
             phase,
             h_select,
             b_select,
+            busy_copies,
             load_a,
             load_state,
             load_h0,
@@ -506,12 +519,21 @@ impl Logic for DelayMul {
                                             & (!self.ring_busy[1].q.val()
                                                 | self.finishing.val()
                                                 | self.at_before_finish.q.val());
-                                        self.load.next = self.start_next.val() & self.next_free.val();
-                                        self.load_a.d.next = self.load.val();
-                                        self.load_state.d.next = self.load.val();
-                                        // Position 1's lane is the one whose turn it is not.
-                                        self.load_h0.d.next = self.load.val() & self.phase.q[0].val();
-                                        self.load_h1.d.next = self.load.val() & !self.phase.q[0].val();
+                                        // The load, per set: start_next and next_free, on the set's
+                                        // copy of position 1's busy flag.
+                                        for s in 0..self.load.len() {
+                                            self.load[s].next = self.start_next.val()
+                                                & (!self.busy_copies.q[s].val() | self.at_finish.q.val());
+                                        }
+                                        for s in 0..self.load_a.d.len() {
+                                            self.load_a.d[s].next = self.load[s].val();
+                                        }
+                                        for ls in (self.load.len() - 1)..self.load.len() {
+                                            self.load_state.d.next = self.load[ls].val();
+                                            // Position 1's lane is the one whose turn it is not.
+                                            self.load_h0.d.next = self.load[ls].val() & self.phase.q[0].val();
+                                            self.load_h1.d.next = self.load[ls].val() & !self.phase.q[0].val();
+                                        }
                                         for i in 0..self.load_propagate.d.len() {
                                             self.load_propagate.d[i].next = self.load_state.q[1 + i].val();
                                         }
@@ -526,14 +548,14 @@ impl Logic for DelayMul {
                                         self.done_r.d.next = self.finishing.val();
                                         // A classic lane's turns between its first products turn and its
                                         // last: products turns, or turns that hold T.
-                                        self.first_next.next = self.ring_busy[1].q.val()
-                                            & (self.ring_count[1].q.val() == self.first_step.val());
-                                        self.classic_steps_next.next = self.ring_busy[1].q.val()
-                                            & self.ring_classic[1].q.val()
+                                        self.first_turn.next = self.ring_count[1].q.val() == self.first_step.val();
+                                        self.classic_steps.next = self.ring_classic[1].q.val()
                                             & (self.ring_count[1].q.val() > self.first_step.val())
                                             & (self.ring_count[1].q.val() <= self.products_end.val());
-                                        self.products_next.next = self.classic_steps_next.val()
+                                        self.products_turn.next = self.classic_steps.val()
                                             & (self.ring_phase[1].q.val() == self.products_phase.val());
+                                        self.classic_steps_next.next =
+                                            self.ring_busy[1].q.val() & self.classic_steps.val();
                                         self.consume.d.next =
                                             self.ring_busy[1].q.val() & (self.ring_count[1].q.val() < self.steps.val());
                                         if self.ring_classic[1].q.val() {
@@ -541,11 +563,15 @@ impl Logic for DelayMul {
                                                 & !self.ring_phase[1].q.val().any()
                                                 & (self.ring_count[1].q.val() < self.digits_end.val());
                                         }
-                                        self.near.d.next = self.first_next.val() | self.products_next.val();
-                                        self.hold.d.next = self.first_next.val()
-                                            | (self.classic_steps_next.val()
-                                                & !self.products_next.val()
-                                                & (self.ring_count[1].q.val() != self.products_end.val()));
+                                        for s in 0..self.near.d.len() {
+                                            self.near.d[s].next = self.busy_copies.q[s].val()
+                                                & (self.first_turn.val() | self.products_turn.val());
+                                            self.hold.d[s].next = self.busy_copies.q[s].val()
+                                                & (self.first_turn.val()
+                                                    | (self.classic_steps.val()
+                                                        & !self.products_turn.val()
+                                                        & (self.ring_count[1].q.val() != self.products_end.val())));
+                                        }
                                         self.take.d.next = self.ring_busy[1].q.val()
                                             & !self.ring_classic[1].q.val()
                                             & (self.ring_count[1].q.val() > self.first_step.val())
@@ -923,7 +949,9 @@ impl Logic for DelayMul {
                                         // The classic quotient: lo17(s_0)·N′ of the lane whose turn it
                                         // was, taken by row 0 at its next turn; s_0 summed again in
                                         // the DSP's pre-adder.
-                                        for qc in (self.near.q.len() - 1)..self.near.q.len() {
+                                        for qc in ((self.t_r.len() + LIMBS_PER_COPY - 1) / LIMBS_PER_COPY)
+                                            ..((self.t_r.len() + LIMBS_PER_COPY - 1) / LIMBS_PER_COPY + 1)
+                                        {
                                             self.quotient_v.next = self.t_r[kn].q.val();
                                             if self.hold.q[qc].val() {
                                                 self.quotient_v.next = self.t_r[0].q.val();
@@ -954,6 +982,8 @@ impl Logic for DelayMul {
                 }
             }
         }
+        // The copies of position 1's busy flag, from its next value, set above.
+        self.busy_copies.d.next = self.ring_busy[1].d.val();
     }
 }
 
