@@ -949,8 +949,8 @@ impl Logic for DelayMul {
                                         // The classic quotient: lo17(s_0)·N′ of the lane whose turn it
                                         // was, taken by row 0 at its next turn; s_0 summed again in
                                         // the DSP's pre-adder.
-                                        for qc in ((self.t_r.len() + LIMBS_PER_COPY - 1) / LIMBS_PER_COPY)
-                                            ..((self.t_r.len() + LIMBS_PER_COPY - 1) / LIMBS_PER_COPY + 1)
+                                        for qc in (self.t_r.len().div_ceil(LIMBS_PER_COPY))
+                                            ..(self.t_r.len().div_ceil(LIMBS_PER_COPY) + 1)
                                         {
                                             self.quotient_v.next = self.t_r[kn].q.val();
                                             if self.hold.q[qc].val() {
