@@ -112,8 +112,8 @@ pub struct DeepMul {
     classic_before_last: Constant<Bits<COUNT_BITS>>,
     decremented_before_last: Constant<Bits<COUNT_BITS>>,
     first_count: Constant<Bits<COUNT_BITS>>,
-    // The load phase's lane's last count, and the count before its last of the next one and of
-    // the one three cycles from its load phase.
+    // The load phase's lane's last count, and the count before its last of the one two cycles
+    // (ring position 1) and three cycles (position 2) from its load phase.
     lane_last: Signal<Local, Bits<COUNT_BITS>>,
     next_before_last: Signal<Local, Bits<COUNT_BITS>>,
     ahead_before_last: Signal<Local, Bits<COUNT_BITS>>,
@@ -142,9 +142,9 @@ pub struct DeepMul {
     // MAX_REGISTER_FANOUT, and B's windows (`load_b1`) and its state, a set more.
     // Each set's decision, start_next and the lane's being free, is a LUT of its own on a copy of
     // `next_free` inverted (0, free, as the ring starts idle), formed a cycle ahead from ring
-    // position 1: one decision drove all 187 copies.
+    // position 1: one decision drove all 187 copies. A copy more gives `next_free` and
+    // `done_next`.
     held_copies: Replicas<bool>,
-    ahead_next_before_last: Signal<Local, Bits<COUNT_BITS>>,
     load_next: Vec<Signal<Local, bool>>,
     load_a: ReplicaSets<bool>,
     load_m_hat: ReplicaSets<bool>,
@@ -289,8 +289,7 @@ impl DeepMul {
             ring_decrement: many(lanes),
             ring_n_prime: many(lanes),
             finished: Default::default(),
-            held_copies: Replicas::new(load_sets),
-            ahead_next_before_last: Default::default(),
+            held_copies: Replicas::new(load_sets + 1),
             load_next: many(load_sets),
             load_a: in_sets(operand_limbs, 1),
             load_b: ReplicaSets::new(window_sets, copies(windows).div_ceil(window_sets)),
@@ -490,31 +489,24 @@ impl Logic for DeepMul {
 
                             // The load phase: the lane's result shows; it is done, or loads. Whether
                             // it loads was settled a cycle ahead, at position 0, where its turn
-                            // count is one short.
+                            // count is one short: from `held_copies`, formed at position 1 a cycle
+                            // before (position 1's lane is position 0's then).
                             self.next_before_last.next = self.fold_before_last.val();
-                            if self.ring_classic[0].q.val() {
+                            if self.ring_classic[1].q.val() {
                                 self.next_before_last.next = self.classic_before_last.val();
                             }
-                            if self.ring_decrement[0].q.val() {
+                            if self.ring_decrement[1].q.val() {
                                 self.next_before_last.next = self.decremented_before_last.val();
                             }
-                            self.next_free.next = !self.ring_busy[0].q.val()
-                                | (self.ring_count[0].q.val() == self.next_before_last.val());
-                            // next_free again, a cycle ahead: position 1's lane is position 0's then.
-                            self.ahead_next_before_last.next = self.fold_before_last.val();
-                            if self.ring_classic[1].q.val() {
-                                self.ahead_next_before_last.next = self.classic_before_last.val();
-                            }
-                            if self.ring_decrement[1].q.val() {
-                                self.ahead_next_before_last.next = self.decremented_before_last.val();
-                            }
-                            self.held_copies.d.next = self.ring_busy[1].q.val()
-                                & (self.ring_count[1].q.val() != self.ahead_next_before_last.val());
+                            self.held_copies.d.next =
+                                self.ring_busy[1].q.val() & (self.ring_count[1].q.val() != self.next_before_last.val());
                             for s in 0..self.load_next.len() {
                                 self.load_next[s].next = self.start_next.val() & !self.held_copies.q[s].val();
                             }
-                            self.done_next.next =
-                                self.ring_busy[0].q.val() & (self.ring_count[0].q.val() == self.next_before_last.val());
+                            for h in (self.load_next.len())..(self.load_next.len() + 1) {
+                                self.next_free.next = !self.held_copies.q[h].val();
+                                self.done_next.next = self.ring_busy[0].q.val() & !self.held_copies.q[h].val();
+                            }
                             self.ahead_before_last.next = self.fold_before_last.val();
                             if self.ring_classic[2].q.val() {
                                 self.ahead_before_last.next = self.classic_before_last.val();
