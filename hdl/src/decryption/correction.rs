@@ -10,8 +10,8 @@
 //!
 //! No net reaches every limb: the limbs' selects (capture a term, shift) are registers, decided
 //! the cycle before, in copies ([`crate::fanout`]), each set of at most
-//! [`MAX_REGISTER_FANOUT`](crate::part::MAX_REGISTER_FANOUT) shift copies by logic of its own, on
-//! a copy of the state. A term is announced a cycle ahead (`capture_*_next`); a take shifts the
+//! [`MAX_REGISTER_FANOUT`](crate::part::MAX_REGISTER_FANOUT) copies by logic of its own, on a
+//! copy of the state. A term is announced a cycle ahead (`capture_*_next`); a take shifts the
 //! limbs in the cycle after it, the limb handed out read from one limb up meanwhile; the modulus
 //! follows n in every cycle it does not shift.
 use crate::config::STEP_BITS;
@@ -76,14 +76,16 @@ pub struct Correction {
     // copies: one per limb of the terms below the top (two registers a limb), one per
     // LIMBS_PER_COPY of those limbs of the modulus, in sets of at most MAX_REGISTER_FANOUT. Each
     // set's decision is a LUT of its own, on a copy of the state (the terms' sets first): one
-    // decision would drive every copy. The captures: a copy per LIMBS_PER_COPY limbs.
+    // decision would drive every copy. The captures: a copy per LIMBS_PER_COPY limbs, in sets,
+    // each set's gated by a copy of the state of its own (the last copies): a term comes only
+    // while the correction is idle, so the gate changes nothing but which LUT drives the set.
     shift_state: Replicas<CorrectionState>,
     last_step: Signal<Local, bool>,
     shift_next: Vec<Signal<Local, bool>>,
     shift_terms: ReplicaSets<bool>,
     shift_modulus: ReplicaSets<bool>,
-    capture_p: Replicas<bool>,
-    capture_q: Replicas<bool>,
+    capture_p: ReplicaSets<bool>,
+    capture_q: ReplicaSets<bool>,
     // A limb was taken in the previous cycle and the limbs shift now: the limb handed out is the
     // one above.
     taken: DFF<bool>,
@@ -96,6 +98,8 @@ impl Correction {
     pub fn new(digits: usize) -> Self {
         // The top limbs take the running sum's digits, not a shift.
         let (shift_terms, shift_modulus) = (in_sets(digits - 1, 1), in_sets(copies(digits - 1), 1));
+        let (capture_p, capture_q) = (in_sets(copies(digits), 1), in_sets(copies(digits), 1));
+        let decisions = shift_terms.d.len() + shift_modulus.d.len();
         Correction {
             clock: Default::default(),
             capture_p_next: Default::default(),
@@ -123,13 +127,13 @@ impl Correction {
             n_inverted: Default::default(),
             step_diff: Default::default(),
             no_borrow: Default::default(),
-            shift_state: Replicas::new(shift_terms.d.len() + shift_modulus.d.len()),
+            shift_state: Replicas::new(decisions + capture_p.d.len()),
             last_step: Default::default(),
-            shift_next: many(shift_terms.d.len() + shift_modulus.d.len()),
+            shift_next: many(decisions),
             shift_terms,
             shift_modulus,
-            capture_p: Replicas::new(copies(digits)),
-            capture_q: Replicas::new(copies(digits)),
+            capture_p,
+            capture_q,
             taken: Default::default(),
             out_p: Default::default(),
             out_q: Default::default(),
@@ -240,8 +244,14 @@ impl Logic for Correction {
                 self.shift_modulus.d[s].next = self.shift_next[sn + s].val();
             }
         }
-        self.capture_p.d.next = self.capture_p_next.val();
-        self.capture_q.d.next = self.capture_q_next.val();
+        for sn in (self.shift_next.len())..(self.shift_next.len() + 1) {
+            for s in 0..self.capture_p.d.len() {
+                self.capture_p.d[s].next =
+                    self.capture_p_next.val() & (self.shift_state.q[sn + s].val() == CorrectionState::Idle);
+                self.capture_q.d[s].next =
+                    self.capture_q_next.val() & (self.shift_state.q[sn + s].val() == CorrectionState::Idle);
+            }
+        }
         // The top limbs are the running state's to set (a take leaves them as they are).
         for j in 0..(self.sum.len() - 1) {
             if self.shift_terms.q[j].val() {

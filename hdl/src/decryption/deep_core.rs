@@ -17,7 +17,7 @@
 use crate::decryption::correction::Correction;
 use crate::decryption::decrypt_core::TAG_BITS;
 use crate::decryption::JOB_COUNT_BITS;
-use crate::exponentiation::lane_exp::{DelayExp, LaneExp};
+use crate::exponentiation::lane_exp::{first_deciding_lane, DelayExp, LaneExp};
 use crate::exponentiation::slot_control::LoadTarget;
 use crate::fanout::replicas::{ReplicaSets, Replicas};
 use crate::fanout::{copies, in_sets, sets, LIMBS_PER_COPY};
@@ -107,9 +107,14 @@ macro_rules! lanes_core {
             ready_pending: Replicas<bool>,
             ready_reading: Replicas<bool>,
             set_free: Vec<Signal<Local, bool>>,
+            // n's register file, loaded through two stages: the load decoded into a register per
+            // set of shift enables (one decode drove all S / LIMBS_PER_COPY of them), then the
+            // enables, in sets of at most MAX_REGISTER_FANOUT copies, with the limb.
             n: Vec<DFF<Bits<Y_BITS>>>,
+            n_limb_r: DFF<Bits<Y_BITS>>,
             n_limb: DFF<Bits<Y_BITS>>,
-            n_shift: Replicas<bool>,
+            n_load: Replicas<bool>,
+            n_shift: ReplicaSets<bool>,
             // A started job waiting for a pair, its tag; q's start in the next cycle; cycles until q's
             // lane has read the intake.
             pending: DFF<bool>,
@@ -120,6 +125,10 @@ macro_rules! lanes_core {
             pair_tag: Vec<DFF<Bits<TAG_BITS>>>,
             pair_running: Vec<DFF<bool>>,
             pair_waiting: Vec<DFF<bool>>,
+            // Whether each pair's p lane decides now (set a cycle ahead, when the lane before it
+            // decides, so that a start is decided in two LUT levels, not behind a lane compare).
+            deciding_p: Vec<DFFWithInit<bool>>,
+            before_p_lane: Vec<Constant<Bits<LANE_BITS>>>,
             // A pair starts, one is released to the correction (this cycle).
             pair_started: Signal<Local, bool>,
             pair_released: Signal<Local, bool>,
@@ -138,16 +147,22 @@ macro_rules! lanes_core {
             free_pair: Signal<Local, bool>,
             // The terms, a RAM per limb at the lane's address (copies of the address written, the lane
             // at its load phase, and of the write enable, both set a cycle ahead; and of the address
-            // read); the correction's pair and state.
+            // read); the correction's pair and state. The copies come in sets of at most
+            // MAX_REGISTER_FANOUT, each set driven by logic of its own: the written address on the
+            // set's copy of the lane, the enable on the engine's announcement for the set, the read
+            // address on the set's copy of q's lane.
             terms: Vec<RAM<Bits<X_BITS>, LANE_BITS>>,
-            term_write_lane: Replicas<Bits<LANE_BITS>>,
-            term_write: Replicas<bool>,
-            term_read_lane: Replicas<Bits<LANE_BITS>>,
+            lane_copies: Replicas<Bits<LANE_BITS>>,
+            term_write_lane: ReplicaSets<Bits<LANE_BITS>>,
+            term_write: ReplicaSets<bool>,
+            term_read_lane: ReplicaSets<Bits<LANE_BITS>>,
             last_lane: Constant<Bits<LANE_BITS>>,
             collecting: DFF<Collecting>,
-            // The pair the correction reads: its p lane, and q's.
+            collect_oldest: Signal<Local, bool>,
+            // The pair the correction reads: its p lane, and q's (in copies, a set each).
             collected: DFF<Bits<LANE_BITS>>,
             collected_q: DFF<Bits<LANE_BITS>>,
+            collected_q_copies: Replicas<Bits<LANE_BITS>>,
             result_tag_r: DFF<Bits<TAG_BITS>>,
         }
 
@@ -155,7 +170,8 @@ macro_rules! lanes_core {
             /// A core for the moduli of `shape`'s multiplier (values of S = k·(m − 1) limbs),
             /// exponents p − 1 of `exponent_bits` bits and windows of `window_bits` (2 to 6).
             pub fn new(shape: &$shape, exponent_bits: usize, window_bits: usize) -> Self {
-                let (digits, pairs) = (shape.classic_digits(), $mul::lanes(shape) / 2);
+                let (digits, lanes) = (shape.classic_digits(), $mul::lanes(shape));
+                let pairs = lanes / 2;
                 let intake_sets = sets(copies(2 * digits));
                 $name {
                     clock: Default::default(),
@@ -186,8 +202,10 @@ macro_rules! lanes_core {
                     ready_reading: Replicas::new(intake_sets),
                     set_free: many(intake_sets),
                     n: many(digits),
+                    n_limb_r: Default::default(),
                     n_limb: Default::default(),
-                    n_shift: Replicas::new(copies(digits)),
+                    n_load: Replicas::new(sets(copies(digits))),
+                    n_shift: in_sets(copies(digits), 1),
                     pending: Default::default(),
                     pending_tag: Default::default(),
                     start_q: Default::default(),
@@ -195,6 +213,8 @@ macro_rules! lanes_core {
                     pair_tag: many(pairs),
                     pair_running: many(pairs),
                     pair_waiting: many(pairs),
+                    deciding_p: (0..pairs).map(|j| DFFWithInit::new(first_deciding_lane(lanes) == 2 * j)).collect(),
+                    before_p_lane: (0..pairs).map(|j| Constant::new((((2 * j + lanes - 1) % lanes) as u64).into())).collect(),
                     pair_started: Default::default(),
                     pair_released: Default::default(),
                     order: many(pairs),
@@ -206,13 +226,16 @@ macro_rules! lanes_core {
                     q_lane: (0..pairs).map(|j| Constant::new((2 * j as u64 + 1).into())).collect(),
                     free_pair: Default::default(),
                     terms: many(shape.operand_limbs),
-                    term_write_lane: Replicas::new(copies(shape.operand_limbs)),
-                    term_write: Replicas::new(copies(shape.operand_limbs)),
-                    term_read_lane: Replicas::new(copies(shape.operand_limbs)),
+                    lane_copies: Replicas::new(sets(copies(shape.operand_limbs))),
+                    term_write_lane: in_sets(copies(shape.operand_limbs), 1),
+                    term_write: in_sets(copies(shape.operand_limbs), 1),
+                    term_read_lane: in_sets(copies(shape.operand_limbs), 1),
                     last_lane: Constant::new((($mul::lanes(shape) - 1) as u64).into()),
                     collecting: Default::default(),
+                    collect_oldest: Default::default(),
                     collected: Default::default(),
                     collected_q: Default::default(),
+                    collected_q_copies: Replicas::new(sets(copies(shape.operand_limbs))),
                     result_tag_r: Default::default(),
                 }
             }
@@ -234,6 +257,7 @@ macro_rules! lanes_core {
                     collected_q,
                     result_tag_r,
                     intake_limb,
+                    n_limb_r,
                     n_limb
                 );
                 clock!(
@@ -241,14 +265,17 @@ macro_rules! lanes_core {
                     clock,
                     engine,
                     correction,
+                    lane_copies,
                     term_write_lane,
                     term_write,
                     term_read_lane,
+                    collected_q_copies,
                     intake_shift,
                     ready_running,
                     ready_waiting,
                     ready_pending,
                     ready_reading,
+                    n_load,
                     n_shift
                 );
                 for j in 0..self.intake.len() {
@@ -279,9 +306,13 @@ macro_rules! lanes_core {
                 self.engine.key_load_slot.next = self.key_load_slot.val();
                 self.engine.key_load_target.next = self.key_load_target.val();
                 self.engine.key_load_data.next = self.key_load_data.val();
-                self.n_limb.d.next = self.key_load_data.val();
-                self.n_shift.d.next =
+                self.n_limb_r.d.next = self.key_load_data.val();
+                self.n_load.d.next =
                     self.key_load.val() & !self.key_load_slot.val() & (self.key_load_target.val() == LoadTarget::ModulusN);
+                self.n_limb.d.next = self.n_limb_r.q.val();
+                for s in 0..self.n_shift.d.len() {
+                    self.n_shift.d[s].next = self.n_load.q[s].val();
+                }
                 for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
                     for j in 0..(self.n.len() - 1) {
                         if self.n_shift.q[j / g].val() {
@@ -352,13 +383,13 @@ macro_rules! lanes_core {
                 self.engine.start_prime.next = false;
                 self.start_q.d.next = false;
                 self.pair_started.next = false;
-                if !self.start_q.q.val()
-                    & self.pending.q.val()
-                    & self.engine.can_start.val()
-                    & !self.engine.deciding_lane.val().get_bit(0)
-                {
+                for j in 0..self.deciding_p.len() {
+                    self.deciding_p[j].clock.next = self.clock.val();
+                    self.deciding_p[j].d.next = self.engine.deciding_lane.val() == self.before_p_lane[j].val();
+                }
+                if !self.start_q.q.val() & self.pending.q.val() & self.engine.can_start.val() {
                     for j in 0..self.pair_running.len() {
-                        if (self.engine.deciding_lane.val() == self.p_lane[j].val())
+                        if self.deciding_p[j].q.val()
                             & !self.pair_running[j].q.val()
                             & !self.pair_waiting[j].q.val()
                         {
@@ -380,7 +411,7 @@ macro_rules! lanes_core {
                     self.pending.d.next = false;
                 }
                 for j in 0..self.pair_running.len() {
-                    if self.pair_started.val() & (self.engine.deciding_lane.val() == self.p_lane[j].val()) {
+                    if self.pair_started.val() & self.deciding_p[j].q.val() {
                         self.pair_running[j].d.next = true;
                         self.pair_tag[j].d.next = self.pending_tag.q.val();
                     }
@@ -388,10 +419,17 @@ macro_rules! lanes_core {
 
                 // Terms: written at their lane's address; q's completes the pair. The address and the
                 // write enables are registers in copies, set a cycle ahead.
-                self.term_write.d.next = self.engine.done_next.val();
-                self.term_write_lane.d.next = self.engine.lane.val() + 1;
+                // The lane's copies are set to the next cycle's lane.
+                self.lane_copies.d.next = self.engine.lane.val() + 1;
                 if self.engine.lane.val() == self.last_lane.val() {
-                    self.term_write_lane.d.next = 0.into();
+                    self.lane_copies.d.next = 0.into();
+                }
+                for s in 0..self.term_write.d.len() {
+                    self.term_write.d[s].next = self.engine.done_next[s].val();
+                    self.term_write_lane.d[s].next = self.lane_copies.q[s].val() + 1;
+                    if self.lane_copies.q[s].val() == self.last_lane.val() {
+                        self.term_write_lane.d[s].next = 0.into();
+                    }
                 }
                 for g in (LIMBS_PER_COPY)..(LIMBS_PER_COPY + 1) {
                     for j in 0..self.terms.len() {
@@ -422,11 +460,11 @@ macro_rules! lanes_core {
                 self.correction.capture_p_next.next = false;
                 self.correction.capture_q_next.next = false;
                 self.correction.start.next = false;
-                self.term_read_lane.d.next = self.collected_q.q.val();
+                self.collect_oldest.next = false;
                 match self.collecting.q.val() {
                     Collecting::Idle => {
                         if self.oldest_waiting.val() & !self.correction.busy.val() {
-                            self.term_read_lane.d.next = self.order[0].q.val();
+                            self.collect_oldest.next = true;
                             self.collected.d.next = self.order[0].q.val();
                             self.collected_q.d.next = self.order[0].q.val() + 1;
                             self.collecting.d.next = Collecting::ReadP;
@@ -458,6 +496,14 @@ macro_rules! lanes_core {
                         if !self.correction.busy.val() {
                             self.collecting.d.next = Collecting::Idle;
                         }
+                    }
+                }
+                // The terms' read address: p's lane of the pair collected next, then q's.
+                self.collected_q_copies.d.next = self.collected_q.d.val();
+                for s in 0..self.term_read_lane.d.len() {
+                    self.term_read_lane.d[s].next = self.collected_q_copies.q[s].val();
+                    if self.collect_oldest.val() {
+                        self.term_read_lane.d[s].next = self.order[0].q.val();
                     }
                 }
                 for j in 0..self.correction.term.len() {

@@ -44,6 +44,12 @@ pub const WINDOW_ADDRESS_BITS: usize = WINDOW_INDEX_BITS + 1;
 /// Bits of the moduli's memory's address: the prime, then the kind (M̂, p², 2^(17M) − p, n).
 const MODULUS_ADDRESS_BITS: usize = 3;
 
+/// The lane that decides in the first cycle, of `lanes`: the multiplier's lane 0 is at its load
+/// phase first, and a lane decides three cycles before its load phase.
+pub fn first_deciding_lane(lanes: usize) -> usize {
+    3 % lanes
+}
+
 /// A lane's phase: the multiplication in flight.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum LanePhase {
@@ -100,8 +106,10 @@ macro_rules! lanes_unit {
             pub deciding_lane: Signal<Out, Bits<LANE_BITS>>,
             /// `lane`'s path is done: `result` is its prime's eCRT term (< n), in this cycle only.
             pub done: Signal<Out, bool>,
-            /// `done` in the next cycle, for a user that registers the term's write enables.
-            pub done_next: Signal<Out, bool>,
+            /// `done` in the next cycle, for a user that registers the term's write enables: one
+            /// signal per set of at most `MAX_REGISTER_FANOUT` copies of an enable for
+            /// `LIMBS_PER_COPY` limbs each, each formed by a LUT of its own.
+            pub done_next: Vec<Signal<Out, bool>>,
             /// The multiplier's result: `done`'s, when it says so.
             pub result: Vec<Signal<Out, Bits<X_BITS>>>,
             /// A multiplication finished in `lane` (for tests: every product of every lane shows).
@@ -155,10 +163,13 @@ macro_rules! lanes_unit {
             decrement: Signal<Local, bool>,
             kind: Signal<Local, Bits<2>>,
             prime: Signal<Local, bool>,
-            read_prime_entry: Signal<Local, bool>,
-            read_entry: Signal<Local, Bits<WINDOW_VALUE_BITS>>,
-            read_base: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
-            read_address: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
+            // The table's read address, formed per set of at most MAX_REGISTER_FANOUT of its copies,
+            // each on a copy of position 0's phase (one LUT drove all operands / LIMBS_PER_COPY
+            // copies): whether it reads the prime's region, the entry, the address.
+            phase_copies: Replicas<LanePhase>,
+            each_read_prime_entry: Vec<Signal<Local, bool>>,
+            each_read_entry: Vec<Signal<Local, Bits<TABLE_ADDRESS_BITS>>>,
+            each_read_address: Vec<Signal<Local, Bits<TABLE_ADDRESS_BITS>>>,
             modulus_address: Signal<Local, Bits<MODULUS_ADDRESS_BITS>>,
             write: Signal<Local, bool>,
             write_entry: Signal<Local, Bits<WINDOW_VALUE_BITS>>,
@@ -189,14 +200,14 @@ macro_rules! lanes_unit {
             write_address1: DFF<Bits<TABLE_ADDRESS_BITS>>,
             write_address2: Replicas<Bits<TABLE_ADDRESS_BITS>>,
             finish1: DFF<bool>,
-            finish2: DFF<bool>,
+            finish2: Replicas<bool>,
             finish3: DFF<bool>,
             a_table_copies: ReplicaSets<bool>,
             cipher_a_copies: ReplicaSets<bool>,
             cipher_b_copies: ReplicaSets<bool>,
             b_result_copies: ReplicaSets<bool>,
             b_unit_copies: ReplicaSets<bool>,
-            read_copies: Replicas<Bits<TABLE_ADDRESS_BITS>>,
+            read_copies: ReplicaSets<Bits<TABLE_ADDRESS_BITS>>,
             write_copies: ReplicaSets<Bits<TABLE_ADDRESS_BITS>>,
             modulus_copies: Replicas<Bits<MODULUS_ADDRESS_BITS>>,
             // The table, a RAM per limb, and its output registers.
@@ -226,19 +237,26 @@ macro_rules! lanes_unit {
             load_target: DFF<LoadTarget>,
             load_slot: DFF<bool>,
             loaded: DFF<bool>,
-            table_load: Replicas<bool>,
+            table_load: ReplicaSets<bool>,
             table_load_address: ReplicaSets<Bits<TABLE_ADDRESS_BITS>>,
             moduli_load: Replicas<bool>,
             moduli_load_address: Replicas<Bits<MODULUS_ADDRESS_BITS>>,
-            load_index_copies: Replicas<Bits<WINDOW_INDEX_BITS>>,
+            load_index_copies: ReplicaSets<Bits<WINDOW_INDEX_BITS>>,
             load_data: ReplicaSets<Bits<X_BITS>>,
             n_prime_load: DFF<bool>,
             n_prime_load_address: DFF<Bits<MODULUS_ADDRESS_BITS>>,
             window_load: DFF<bool>,
             load_n_prime: Signal<Local, bool>,
             index: Signal<Local, Bits<WINDOW_INDEX_BITS>>,
-            load_table: Signal<Local, bool>,
-            load_entry: Signal<Local, Bits<TABLE_ADDRESS_BITS>>,
+            // The limb index, whether the table is written and its entry, per set of at most
+            // MAX_REGISTER_FANOUT of their copies (one LUT drove all operands / LIMBS_PER_COPY of
+            // them): the index on the set's copy of `load_index`, the others decoded from the
+            // load's target as it comes, a register a set.
+            load_follows: Signal<Local, bool>,
+            load_index_sets: Replicas<Bits<WINDOW_INDEX_BITS>>,
+            each_index: Vec<Signal<Local, Bits<WINDOW_INDEX_BITS>>>,
+            load_entry_sets: Replicas<Bits<TABLE_ADDRESS_BITS>>,
+            load_table_sets: Replicas<bool>,
             load_modulus: Signal<Local, bool>,
             load_kind: Signal<Local, Bits<2>>,
             load_modulus_address: Signal<Local, Bits<MODULUS_ADDRESS_BITS>>,
@@ -272,7 +290,7 @@ macro_rules! lanes_unit {
                     lane: Default::default(),
                     deciding_lane: Default::default(),
                     done: Default::default(),
-                    done_next: Default::default(),
+                    done_next: many(sets(copies(operands))),
                     result: many(operands),
                     mul_done: Default::default(),
                     mul: $mul::new(shape),
@@ -280,10 +298,9 @@ macro_rules! lanes_unit {
                     last_entry: Constant::new(((entries - 1) as u64).into()),
                     last_window: Constant::new(((windows - 1) as u64).into()),
                     window_bits: Constant::new((window_bits as u64).into()),
-                    // The multiplier's lane 0 is at its load phase first: lane 3 mod D decides then.
-                    region: DFFWithInit::new(region(3 % lanes)),
+                    region: DFFWithInit::new(region(first_deciding_lane(lanes))),
                     last_region: Constant::new(region(lanes - 1)),
-                    deciding: DFFWithInit::new(((3 % lanes) as u64).into()),
+                    deciding: DFFWithInit::new((first_deciding_lane(lanes) as u64).into()),
                     last_lane: Constant::new(((lanes - 1) as u64).into()),
                     p_region: Constant::new(region(lanes)),
                     q_region: Constant::new(region(lanes + 1)),
@@ -312,10 +329,10 @@ macro_rules! lanes_unit {
                     decrement: Default::default(),
                     kind: Default::default(),
                     prime: Default::default(),
-                    read_prime_entry: Default::default(),
-                    read_entry: Default::default(),
-                    read_base: Default::default(),
-                    read_address: Default::default(),
+                    phase_copies: Replicas::new(sets(copies(operands))),
+                    each_read_prime_entry: many(sets(copies(operands))),
+                    each_read_entry: many(sets(copies(operands))),
+                    each_read_address: many(sets(copies(operands))),
                     modulus_address: Default::default(),
                     write: Default::default(),
                     write_entry: Default::default(),
@@ -343,14 +360,14 @@ macro_rules! lanes_unit {
                     write_address1: Default::default(),
                     write_address2: Replicas::new(sets(copies(operands))),
                     finish1: Default::default(),
-                    finish2: Default::default(),
+                    finish2: Replicas::new(sets(copies(operands))),
                     finish3: Default::default(),
                     a_table_copies: in_sets(copies(operands), 1),
                     cipher_a_copies: in_sets(copies(operands), 1),
                     cipher_b_copies: in_sets(copies(operands), 1),
                     b_result_copies: in_sets(copies(operands), 1),
                     b_unit_copies: in_sets(copies(operands), 1),
-                    read_copies: Replicas::new(copies(operands)),
+                    read_copies: in_sets(copies(operands), 1),
                     write_copies: in_sets(copies(operands), 1),
                     modulus_copies: Replicas::new(copies(modulus)),
                     table: many(operands),
@@ -366,11 +383,11 @@ macro_rules! lanes_unit {
                     load_index: Default::default(),
                     load_target: Default::default(),
                     load_slot: Default::default(),
-                    table_load: Replicas::new(copies(operands)),
+                    table_load: in_sets(copies(operands), 1),
                     table_load_address: in_sets(copies(operands), 1),
                     moduli_load: Replicas::new(copies(modulus)),
                     moduli_load_address: Replicas::new(copies(modulus)),
-                    load_index_copies: Replicas::new(copies(operands)),
+                    load_index_copies: in_sets(copies(operands), 1),
                     load_data: in_sets(copies(operands), 1),
                     n_prime_load: Default::default(),
                     n_prime_load_address: Default::default(),
@@ -382,8 +399,11 @@ macro_rules! lanes_unit {
                     load_n_prime: Default::default(),
                     loaded: Default::default(),
                     index: Default::default(),
-                    load_table: Default::default(),
-                    load_entry: Default::default(),
+                    load_follows: Default::default(),
+                    load_index_sets: Replicas::new(sets(copies(operands))),
+                    each_index: many(sets(copies(operands))),
+                    load_entry_sets: Replicas::new(sets(copies(operands))),
+                    load_table_sets: Replicas::new(sets(copies(operands))),
                     load_modulus: Default::default(),
                     load_kind: Default::default(),
                     load_modulus_address: Default::default(),
@@ -415,7 +435,6 @@ macro_rules! lanes_unit {
                     write1,
                     write_address1,
                     finish1,
-                    finish2,
                     finish3,
                     window_address_r,
                     load_index,
@@ -464,7 +483,12 @@ macro_rules! lanes_unit {
                     moduli_load_address,
                     key_load_slot_r,
                     load_index_copies,
-                    load_data
+                    load_data,
+                    phase_copies,
+                    load_index_sets,
+                    load_entry_sets,
+                    finish2,
+                    load_table_sets
                 );
                 for p in 0..self.ring_active.len() {
                     self.ring_active[p].clock.next = self.clock.val();
@@ -546,8 +570,6 @@ macro_rules! lanes_unit {
                     self.decrement.next = false;
                     self.kind.next = 0.into();
                     self.prime.next = self.ring_prime[0].q.val();
-                    self.read_prime_entry.next = false;
-                    self.read_entry.next = 1.into();
                     self.write.next = false;
                     self.write_entry.next = self.ring_index[0].q.val();
                     self.finish.next = false;
@@ -642,41 +664,47 @@ macro_rules! lanes_unit {
                     // lane's next multiplication reads if it issues: what is read when nothing issues
                     // goes unused, so the address does not wait for `free_ahead` (the multiplier's
                     // turn count: with it, five LUT levels in some of Yosys' mappings).
-                    match self.ring_phase[0].q.val() {
-                        LanePhase::Reduce => {
-                            self.read_prime_entry.next = true; // R³ mod p²
+                    // Position 0's phase in copies: position 1's, as the ring turns.
+                    self.phase_copies.d.next = self.ring_phase[0].d.val();
+                    for s in 0..self.each_read_address.len() {
+                        self.each_read_prime_entry[s].next = false;
+                        self.each_read_entry[s].next = 1.into();
+                        match self.phase_copies.q[s].val() {
+                            LanePhase::Reduce => {
+                                self.each_read_prime_entry[s].next = true; // R³ mod p²
+                            }
+                            LanePhase::ToMontgomery => {}
+                            LanePhase::Table => {
+                                if self.index_last.q.val() {
+                                    // acc = T[top window].
+                                    self.each_read_entry[s].next =
+                                        bit_cast::<TABLE_ADDRESS_BITS, WINDOW_VALUE_BITS>(self.ring_value[0].q.val());
+                                    self.each_read_prime_entry[s].next = self.value_zero.q.val();
+                                }
+                            }
+                            LanePhase::Window => {
+                                if self.squares_full.q.val() & !(self.ring_last[0].q.val() & self.squares_none.q.val()) {
+                                    // The window's table entry.
+                                    self.each_read_entry[s].next =
+                                        bit_cast::<TABLE_ADDRESS_BITS, WINDOW_VALUE_BITS>(self.ring_value[0].q.val());
+                                    self.each_read_prime_entry[s].next = self.value_zero.q.val();
+                                }
+                            }
+                            LanePhase::FromMontgomery => {}
+                            LanePhase::Divide => {
+                                self.each_read_prime_entry[s].next = true; // t·R mod n
+                                self.each_read_entry[s].next = 2.into();
+                            }
+                            LanePhase::Scale => {}
                         }
-                        LanePhase::ToMontgomery => {}
-                        LanePhase::Table => {
-                            if self.index_last.q.val() {
-                                // acc = T[top window].
-                                self.read_entry.next = self.ring_value[0].q.val();
-                                self.read_prime_entry.next = self.value_zero.q.val();
+                        self.each_read_address[s].next = self.region.q.val() | self.each_read_entry[s].val();
+                        if self.each_read_prime_entry[s].val() {
+                            self.each_read_address[s].next = self.p_region.val() | self.each_read_entry[s].val();
+                            if self.prime.val() {
+                                self.each_read_address[s].next = self.q_region.val() | self.each_read_entry[s].val();
                             }
                         }
-                        LanePhase::Window => {
-                            if self.squares_full.q.val() & !(self.ring_last[0].q.val() & self.squares_none.q.val()) {
-                                // The window's table entry.
-                                self.read_entry.next = self.ring_value[0].q.val();
-                                self.read_prime_entry.next = self.value_zero.q.val();
-                            }
-                        }
-                        LanePhase::FromMontgomery => {}
-                        LanePhase::Divide => {
-                            self.read_prime_entry.next = true; // t·R mod n
-                            self.read_entry.next = 2.into();
-                        }
-                        LanePhase::Scale => {}
                     }
-                    self.read_base.next = self.region.q.val();
-                    if self.read_prime_entry.val() {
-                        self.read_base.next = self.p_region.val();
-                        if self.prime.val() {
-                            self.read_base.next = self.q_region.val();
-                        }
-                    }
-                    self.read_address.next =
-                        self.read_base.val() | bit_cast::<TABLE_ADDRESS_BITS, WINDOW_VALUE_BITS>(self.read_entry.val());
                     self.modulus_address.next = bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.kind.val());
                     if self.prime.val() {
                         self.modulus_address.next =
@@ -733,7 +761,9 @@ macro_rules! lanes_unit {
                 self.decrement3.d.next = self.decrement2.q.val();
                 self.mul.decrement_in.next = self.decrement3.q.val();
                 self.n_prime_address1.d.next = self.modulus_address.val();
-                self.read_copies.d.next = self.read_address.val();
+                for s in 0..self.read_copies.d.len() {
+                    self.read_copies.d[s].next = self.each_read_address[s].val();
+                }
                 self.modulus_copies.d.next = self.modulus_address.val();
                 self.write1.d.next = self.write.val();
                 self.write2.d.next = self.write1.q.val();
@@ -748,7 +778,7 @@ macro_rules! lanes_unit {
                 }
                 self.finish1.d.next = self.finish.val();
                 self.finish2.d.next = self.finish1.q.val();
-                self.finish3.d.next = self.finish2.q.val();
+                self.finish3.d.next = self.finish2.q[0].val();
 
                 // Key loads: registered as they come; each limb's index within its target (0 when the
                 // target or the prime changes) and where it goes, decoded from the registered load and
@@ -760,12 +790,19 @@ macro_rules! lanes_unit {
                     self.key_load_target_r.d.next = self.key_load_target.val();
                     self.key_load_data_r.d.next = bit_cast::<X_BITS, Y_BITS>(self.key_load_data.val());
                     self.key_load_slot_r.d.next = self.key_load_slot.val();
-                    self.index.next = 0.into();
-                    if self.loaded.q.val()
+                    self.load_follows.next = self.loaded.q.val()
                         & (self.load_target.q.val() == self.key_load_target_r.q.val())
-                        & (self.load_slot.q.val() == self.key_load_slot_r.q[sn + 1].val())
-                    {
+                        & (self.load_slot.q.val() == self.key_load_slot_r.q[sn + 1].val());
+                    self.index.next = 0.into();
+                    if self.load_follows.val() {
                         self.index.next = self.load_index.q.val() + 1;
+                    }
+                    for s in 0..self.each_index.len() {
+                        self.each_index[s].next = 0.into();
+                        if self.load_follows.val() {
+                            self.each_index[s].next = self.load_index_sets.q[s].val() + 1;
+                        }
+                        self.load_index_copies.d[s].next = self.each_index[s].val();
                     }
                     if self.key_load_r.q.val() {
                         self.load_index.d.next = self.index.val();
@@ -773,23 +810,27 @@ macro_rules! lanes_unit {
                         self.load_slot.d.next = self.key_load_slot_r.q[sn + 1].val();
                         self.loaded.d.next = true;
                     }
-                    self.load_table.next = false;
-                    self.load_entry.next = 0.into();
+                    self.load_index_sets.d.next = self.load_index.d.val();
+                    self.load_table_sets.d.next = false;
+                    self.load_entry_sets.d.next = 0.into();
+                    match self.key_load_target.val() {
+                        LoadTarget::One => {
+                            self.load_table_sets.d.next = true;
+                        }
+                        LoadTarget::R3 => {
+                            self.load_table_sets.d.next = true;
+                            self.load_entry_sets.d.next = 1.into();
+                        }
+                        LoadTarget::TMont => {
+                            self.load_table_sets.d.next = true;
+                            self.load_entry_sets.d.next = 2.into();
+                        }
+                        _ => {}
+                    }
                     self.load_modulus.next = false;
                     self.load_n_prime.next = false;
                     self.load_kind.next = 0.into();
                     match self.key_load_target_r.q.val() {
-                        LoadTarget::One => {
-                            self.load_table.next = true;
-                        }
-                        LoadTarget::R3 => {
-                            self.load_table.next = true;
-                            self.load_entry.next = 1.into();
-                        }
-                        LoadTarget::TMont => {
-                            self.load_table.next = true;
-                            self.load_entry.next = 2.into();
-                        }
                         LoadTarget::MHat => {
                             self.load_modulus.next = true;
                         }
@@ -820,9 +861,9 @@ macro_rules! lanes_unit {
                         _ => {}
                     }
                     for i in 0..self.table_load_address.d.len() {
-                        self.table_load_address.d[i].next = self.p_region.val() | self.load_entry.val();
+                        self.table_load_address.d[i].next = self.p_region.val() | self.load_entry_sets.q[i].val();
                         if self.key_load_slot_r.q[i].val() {
-                            self.table_load_address.d[i].next = self.q_region.val() | self.load_entry.val();
+                            self.table_load_address.d[i].next = self.q_region.val() | self.load_entry_sets.q[i].val();
                         }
                     }
                     self.load_modulus_address.next = bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val());
@@ -830,10 +871,11 @@ macro_rules! lanes_unit {
                         self.load_modulus_address.next =
                             bit_cast::<MODULUS_ADDRESS_BITS, 2>(self.load_kind.val()) | self.second_prime_moduli.val();
                     }
-                    self.table_load.d.next = self.key_load_r.q.val() & self.load_table.val();
+                    for s in 0..self.table_load.d.len() {
+                        self.table_load.d[s].next = self.key_load_r.q.val() & self.load_table_sets.q[s].val();
+                    }
                     self.moduli_load.d.next = self.key_load_r.q.val() & self.load_modulus.val();
                     self.moduli_load_address.d.next = self.load_modulus_address.val();
-                    self.load_index_copies.d.next = self.index.val();
                     for i in 0..self.load_data.d.len() {
                         self.load_data.d[i].next = self.key_load_data_r.q[i].val();
                     }
@@ -903,7 +945,9 @@ macro_rules! lanes_unit {
                 self.lane.next = self.mul.lane.val();
                 self.mul_done.next = self.mul.done.val();
                 self.done.next = self.mul.done.val() & self.finish3.q.val();
-                self.done_next.next = self.mul.done_next.val() & self.finish2.q.val();
+                for s in 0..self.done_next.len() {
+                    self.done_next[s].next = self.mul.done_next.val() & self.finish2.q[s].val();
+                }
                 for j in 0..self.result.len() {
                     self.result[j].next = self.mul.result[j].val();
                 }

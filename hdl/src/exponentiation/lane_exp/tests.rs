@@ -39,7 +39,7 @@ struct Cycle {
     loaded: bool,
     mul_done: bool,
     done: bool,
-    done_next: bool,
+    done_next: Vec<bool>,
     result: Vec<u64>,
 }
 
@@ -151,13 +151,18 @@ macro_rules! every_lane_runs_its_primes_path {
                             loaded: loaded.is_some(),
                             mul_done: uut.mul_done.val(),
                             done: uut.done.val(),
-                            done_next: uut.done_next.val(),
+                            done_next: uut.done_next.iter().map(|d| d.val()).collect(),
                             result: uut.result.iter().map(|r| r.val().to_u64()).collect(),
                         }
                     });
 
                 for (c, pair) in trace.windows(2).enumerate() {
-                    assert_eq!(pair[0].done_next, pair[1].done, "k = {k}, cycle {c}: done announced a cycle ahead");
+                    for (set, &announced) in pair[0].done_next.iter().enumerate() {
+                        assert_eq!(
+                            announced, pair[1].done,
+                            "k = {k}, cycle {c}, set {set}: done announced a cycle ahead"
+                        );
+                    }
                 }
                 for lane in 0..lanes {
                     let of_lane = |f: fn(&Cycle) -> bool| -> Vec<usize> {
