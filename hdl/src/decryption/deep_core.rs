@@ -159,10 +159,9 @@ macro_rules! lanes_core {
             last_lane: Constant<Bits<LANE_BITS>>,
             collecting: DFF<Collecting>,
             collect_oldest: Signal<Local, bool>,
-            // The pair the correction reads: its p lane, and q's (in copies, a set each).
+            // The pair the correction reads: its p lane, and q's (a copy a set of the read address).
             collected: DFF<Bits<LANE_BITS>>,
-            collected_q: DFF<Bits<LANE_BITS>>,
-            collected_q_copies: Replicas<Bits<LANE_BITS>>,
+            collected_q: Replicas<Bits<LANE_BITS>>,
             result_tag_r: DFF<Bits<TAG_BITS>>,
         }
 
@@ -234,8 +233,7 @@ macro_rules! lanes_core {
                     collecting: Default::default(),
                     collect_oldest: Default::default(),
                     collected: Default::default(),
-                    collected_q: Default::default(),
-                    collected_q_copies: Replicas::new(sets(copies(shape.operand_limbs))),
+                    collected_q: Replicas::new(sets(copies(shape.operand_limbs))),
                     result_tag_r: Default::default(),
                 }
             }
@@ -254,7 +252,6 @@ macro_rules! lanes_core {
                     order_count,
                     collecting,
                     collected,
-                    collected_q,
                     result_tag_r,
                     intake_limb,
                     n_limb_r,
@@ -269,7 +266,7 @@ macro_rules! lanes_core {
                     term_write_lane,
                     term_write,
                     term_read_lane,
-                    collected_q_copies,
+                    collected_q,
                     intake_shift,
                     ready_running,
                     ready_waiting,
@@ -461,6 +458,7 @@ macro_rules! lanes_core {
                 self.correction.capture_q_next.next = false;
                 self.correction.start.next = false;
                 self.collect_oldest.next = false;
+                self.collected_q.d.next = self.collected_q.q[0].val();
                 match self.collecting.q.val() {
                     Collecting::Idle => {
                         if self.oldest_waiting.val() & !self.correction.busy.val() {
@@ -499,9 +497,8 @@ macro_rules! lanes_core {
                     }
                 }
                 // The terms' read address: p's lane of the pair collected next, then q's.
-                self.collected_q_copies.d.next = self.collected_q.d.val();
                 for s in 0..self.term_read_lane.d.len() {
-                    self.term_read_lane.d[s].next = self.collected_q_copies.q[s].val();
+                    self.term_read_lane.d[s].next = self.collected_q.q[s].val();
                     if self.collect_oldest.val() {
                         self.term_read_lane.d[s].next = self.order[0].q.val();
                     }

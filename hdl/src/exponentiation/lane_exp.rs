@@ -233,7 +233,6 @@ macro_rules! lanes_unit {
             key_load_target_r: DFF<LoadTarget>,
             key_load_data_r: Replicas<Bits<X_BITS>>,
             key_load_slot_r: Replicas<bool>,
-            load_index: DFF<Bits<WINDOW_INDEX_BITS>>,
             load_target: DFF<LoadTarget>,
             load_slot: DFF<bool>,
             loaded: DFF<bool>,
@@ -247,13 +246,12 @@ macro_rules! lanes_unit {
             n_prime_load_address: DFF<Bits<MODULUS_ADDRESS_BITS>>,
             window_load: DFF<bool>,
             load_n_prime: Signal<Local, bool>,
-            index: Signal<Local, Bits<WINDOW_INDEX_BITS>>,
             // The limb index, whether the table is written and its entry, per set of at most
             // MAX_REGISTER_FANOUT of their copies (one LUT drove all operands / LIMBS_PER_COPY of
-            // them): the index on the set's copy of `load_index`, the others decoded from the
-            // load's target as it comes, a register a set.
+            // them): the index on the set's copy of the last load's (`load_index`, a copy a set),
+            // the others decoded from the load's target as it comes, a register a set.
+            load_index: Replicas<Bits<WINDOW_INDEX_BITS>>,
             load_follows: Signal<Local, bool>,
-            load_index_sets: Replicas<Bits<WINDOW_INDEX_BITS>>,
             each_index: Vec<Signal<Local, Bits<WINDOW_INDEX_BITS>>>,
             load_entry_sets: Replicas<Bits<TABLE_ADDRESS_BITS>>,
             load_table_sets: Replicas<bool>,
@@ -380,7 +378,6 @@ macro_rules! lanes_unit {
                     window_address: Default::default(),
                     window_address_r: Default::default(),
                     next_window: Default::default(),
-                    load_index: Default::default(),
                     load_target: Default::default(),
                     load_slot: Default::default(),
                     table_load: in_sets(copies(operands), 1),
@@ -398,9 +395,8 @@ macro_rules! lanes_unit {
                     window_load: Default::default(),
                     load_n_prime: Default::default(),
                     loaded: Default::default(),
-                    index: Default::default(),
+                    load_index: Replicas::new(sets(copies(operands))),
                     load_follows: Default::default(),
-                    load_index_sets: Replicas::new(sets(copies(operands))),
                     each_index: many(sets(copies(operands))),
                     load_entry_sets: Replicas::new(sets(copies(operands))),
                     load_table_sets: Replicas::new(sets(copies(operands))),
@@ -437,7 +433,6 @@ macro_rules! lanes_unit {
                     finish1,
                     finish3,
                     window_address_r,
-                    load_index,
                     load_target,
                     load_slot,
                     n_prime_load,
@@ -485,7 +480,7 @@ macro_rules! lanes_unit {
                     load_index_copies,
                     load_data,
                     phase_copies,
-                    load_index_sets,
+                    load_index,
                     load_entry_sets,
                     finish2,
                     load_table_sets
@@ -793,24 +788,20 @@ macro_rules! lanes_unit {
                     self.load_follows.next = self.loaded.q.val()
                         & (self.load_target.q.val() == self.key_load_target_r.q.val())
                         & (self.load_slot.q.val() == self.key_load_slot_r.q[sn + 1].val());
-                    self.index.next = 0.into();
-                    if self.load_follows.val() {
-                        self.index.next = self.load_index.q.val() + 1;
-                    }
                     for s in 0..self.each_index.len() {
                         self.each_index[s].next = 0.into();
                         if self.load_follows.val() {
-                            self.each_index[s].next = self.load_index_sets.q[s].val() + 1;
+                            self.each_index[s].next = self.load_index.q[s].val() + 1;
                         }
                         self.load_index_copies.d[s].next = self.each_index[s].val();
                     }
+                    self.load_index.d.next = self.load_index.q[0].val();
                     if self.key_load_r.q.val() {
-                        self.load_index.d.next = self.index.val();
+                        self.load_index.d.next = self.each_index[0].val();
                         self.load_target.d.next = self.key_load_target_r.q.val();
                         self.load_slot.d.next = self.key_load_slot_r.q[sn + 1].val();
                         self.loaded.d.next = true;
                     }
-                    self.load_index_sets.d.next = self.load_index.d.val();
                     self.load_table_sets.d.next = false;
                     self.load_entry_sets.d.next = 0.into();
                     match self.key_load_target.val() {
@@ -885,10 +876,10 @@ macro_rules! lanes_unit {
                     self.n_primes.write_address.next = self.n_prime_load_address.q.val();
                     self.n_primes.write_data.next = self.load_data.q[0].val().get_bits::<Y_BITS>(0);
                     self.n_primes.write_enable.next = self.n_prime_load.q.val();
-                    self.windows.write_address.next = bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val());
+                    self.windows.write_address.next = bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q[0].val());
                     if self.load_slot.q.val() {
                         self.windows.write_address.next =
-                            bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q.val()) | self.key1_windows.val();
+                            bit_cast::<WINDOW_ADDRESS_BITS, WINDOW_INDEX_BITS>(self.load_index.q[0].val()) | self.key1_windows.val();
                     }
                     self.windows.write_data.next = self.load_data.q[0].val().get_bits::<WINDOW_VALUE_BITS>(0);
                     self.windows.write_enable.next = self.window_load.q.val();
