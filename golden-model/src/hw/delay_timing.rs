@@ -4,12 +4,31 @@
 //! to Verilator.
 
 use super::fold_delayed::DelayedShape;
-use super::{ClassicOp, ClassicShape, HwError};
+use super::{wide, ClassicOp, ClassicShape, HwError};
 
 /// Levels of two-input adders a column of `rows` rows of a·b pieces and its limb of T need:
 /// ⌈log2(3k)⌉ for the pieces, one for T.
 pub fn tree_levels(rows: usize) -> usize {
     (3 * rows).next_power_of_two().trailing_zeros() as usize + 1
+}
+
+/// Levels of two-input adders the busiest column of `rows` rows of a·b pieces needs with its
+/// limb added among them (⌈log2(pieces + 1)⌉): a row lands at most three pieces in a column, and
+/// fewer in most (windows are 23 bits, columns 17), so the count is taken over every column of 51
+/// windows (three times the 17 shifts a landing runs through).
+pub fn tree_levels_with_base(rows: usize) -> usize {
+    let windows = 3 * wide::LIMB_BITS as usize;
+    let mut pieces = vec![0usize; rows + wide::landing(windows - 1).0 + 3];
+    for l in 0..rows {
+        for w in 0..windows {
+            let column = l + wide::landing(w).0;
+            for count in &mut pieces[column..column + 3] {
+                *count += 1;
+            }
+        }
+    }
+    let busiest = pieces.into_iter().max().unwrap_or(0);
+    (busiest + 1).next_power_of_two().trailing_zeros() as usize
 }
 
 /// The delayed-quotient multiplier's pipeline for k limbs a step: its quotient delay and the
@@ -20,7 +39,8 @@ pub struct DelayTiming {
     pub quotient_delay: usize,
     /// k mod 2: registers before the quotient's DSPs that make its path 2·d cycles.
     pub pad: usize,
-    /// Levels of the a·b pieces' adder trees (at least `tree_levels(k)`, k + 6 + levels even).
+    /// Levels of the a·b pieces' adder trees, a wide REDC's digit of C_hi among them (at least
+    /// `tree_levels_with_base(k)`, k + 6 + levels even).
     pub levels: usize,
     /// (k + 6 + levels)/2: turns from a lane's first carries to its first step.
     pub lead: usize,
@@ -31,7 +51,8 @@ impl DelayTiming {
     pub fn new(limbs_per_step: usize) -> Self {
         let k = limbs_per_step;
         let quotient_delay = (k + 4).div_ceil(2);
-        let levels = tree_levels(k) + (k + 6 + tree_levels(k)) % 2;
+        let fewest = tree_levels_with_base(k);
+        let levels = fewest + (k + 6 + fewest) % 2;
         DelayTiming { quotient_delay, pad: k % 2, levels, lead: (k + 6 + levels) / 2 }
     }
 
@@ -79,14 +100,14 @@ mod tests {
     fn cycles_at_2048_bits_and_k_3() {
         let timing = DelayTiming::new(3);
         let shape = DelayTiming::shape(2048, 3).unwrap();
-        assert_eq!((timing.quotient_delay, timing.levels, timing.lead, timing.period()), (4, 5, 7, 7));
+        assert_eq!((timing.quotient_delay, timing.levels, timing.lead, timing.period()), (4, 3, 6, 7));
         assert_eq!((shape.steps, shape.classic_digits(), shape.modulus_limbs), (47, 138, 121));
-        assert_eq!(timing.cycles(&shape), 118);
-        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Multiply), 1958);
-        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Decremented), 1720);
+        assert_eq!(timing.cycles(&shape), 116);
+        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Multiply), 1956);
+        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Decremented), 1718);
         // A path: three classic passes over S digits, the division's, ×R³ and the exponentiation.
         let (exponentiation, _) =
             crate::hw::schedule_cost(crate::hw::Schedule::FixedWindow { window_bits: 5 }, 1024).unwrap();
-        assert_eq!(timing.path_cycles(&shape, exponentiation), 1958 * 3 + 1720 + (1 + exponentiation) * 118);
+        assert_eq!(timing.path_cycles(&shape, exponentiation), 1956 * 3 + 1718 + (1 + exponentiation) * 116);
     }
 }

@@ -36,7 +36,7 @@ pub mod fold_delayed;
 pub mod montgomery;
 pub mod wide;
 
-pub use delay_timing::{tree_levels, DelayTiming};
+pub use delay_timing::{tree_levels, tree_levels_with_base, DelayTiming};
 pub use ecrt::{
     postprocess_cost, DelayedEcrtKey, EcrtHwKey, EcrtTrace, FoldEcrtKey, PostprocessCost, Postprocessing,
     PrimeConstants, PrimePathTrace,

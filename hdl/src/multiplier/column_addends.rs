@@ -3,7 +3,10 @@
 //! cut into its three grid-aligned pieces (`ecrt_golden::hw::wide::split`: the low piece lands in
 //! column l + c_w, the middle one a column up, the top one two up), each column's pieces are added
 //! by a balanced tree of two-input adders, one register a level, and the last level adds t_(j+k):
-//! no path holds more than one adder of a column's width. Each register is read at the width its
+//! no path holds more than one adder of a column's width. Where the limb each column adds is known
+//! as early as the products (the delay engine's, a wide REDC's digit of C_hi), it joins the
+//! pieces' trees instead ([`BaseLevel::WithPieces`]): a level fewer where the trees are on the path
+//! that sets a multiplication's lead. Each register is read at the width its
 //! largest sum needs, so that synthesis sees every adder at its own width from the start (read
 //! whole, the unused high bits were found one level of the tree per pass of Yosys' `opt` loop,
 //! a pass over the whole multiplier each). The products do not depend on T, so their trees run
@@ -30,12 +33,14 @@ enum Piece {
 enum Term {
     /// A piece of product p, whose window lands with `shift`.
     Piece { product: usize, piece: Piece, shift: u32 },
+    /// The limb column j adds as it is, with its pieces.
+    Base(usize),
     /// Register r of the trees.
     Reg(usize),
 }
 
 /// The trees: each register's one or two inputs and the bits its largest sum needs, and each
-/// column's last register of pieces (none where no piece lands).
+/// column's last register of its terms (none where none lands).
 struct Plan {
     regs: Vec<(Term, Option<Term>)>,
     widths: Vec<u32>,
@@ -53,7 +58,7 @@ fn piece_max(piece: Piece, shift: u32) -> u64 {
 }
 
 impl Plan {
-    fn new(rows: usize, windows: usize, columns: usize, levels: usize) -> Plan {
+    fn new(rows: usize, windows: usize, columns: usize, levels: usize, base: BaseLevel) -> Plan {
         let mut terms: Vec<Vec<Term>> = vec![Vec::new(); columns];
         for l in 0..rows {
             for w in 0..windows {
@@ -66,11 +71,17 @@ impl Plan {
                 }
             }
         }
+        if base == BaseLevel::WithPieces {
+            for (j, t) in terms.iter_mut().enumerate() {
+                t.push(Term::Base(j));
+            }
+        }
         let mut regs = Vec::new();
         let mut maxima: Vec<u64> = Vec::new();
         let max = |maxima: &[u64], term: Term| match term {
             Term::Reg(r) => maxima[r],
             Term::Piece { piece, shift, .. } => piece_max(piece, shift),
+            Term::Base(_) => (1 << T_BITS) - 1,
         };
         for _ in 0..levels {
             for column in &mut terms {
@@ -98,7 +109,16 @@ impl Plan {
     }
 }
 
-pub use ecrt_golden::hw::tree_levels;
+pub use ecrt_golden::hw::{tree_levels, tree_levels_with_base};
+
+/// Where a column's limb of T (`base`) is added.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BaseLevel {
+    /// In a level of its own after the pieces' trees, a cycle after it arrives (it depends on T).
+    Last,
+    /// With the pieces, as they arrive (known as early as the products).
+    WithPieces,
+}
 
 /// k rows of W a·b products and T's limbs in, every column's addend out.
 #[derive(LogicBlock)]
@@ -108,44 +128,70 @@ pub struct ColumnAddends {
     /// Product (l, w) at index l·W + w: row l's digit times window w, `levels` cycles before
     /// its addends.
     pub products: Vec<Signal<In, Bits<AB_BITS>>>,
-    /// The limb of T each column adds as it is (t_(j+k)), a cycle before its addends.
+    /// The limb of T each column adds as it is (t_(j+k)): a cycle before its addends
+    /// ([`BaseLevel::Last`]) or with the products ([`BaseLevel::WithPieces`]).
     pub base: Vec<Signal<In, Bits<T_BITS>>>,
     /// Each column's addend (< 2^28).
     pub addends: Vec<Signal<Out, Bits<SUM_BITS>>>,
     regs: Vec<Signal<Local, Bits<BASE_BITS>>>,
     last: Vec<Signal<Local, Bits<BASE_BITS>>>,
-    /// k and the levels (constants of the shape, kept where the Verilog writer can read them).
+    /// k, the levels and whether the base is added with the pieces (constants of the shape, kept
+    /// where the Verilog writer can read them).
     rows: Constant<Bits<8>>,
     levels: Constant<Bits<8>>,
+    base_with_pieces: Constant<bool>,
 }
 
 impl ColumnAddends {
     /// The addends for `rows` (k) rows of `windows` products over `columns` columns, the products
-    /// `levels` cycles ahead (at least [`tree_levels`]).
-    pub fn new(rows: usize, windows: usize, columns: usize, levels: usize) -> Self {
-        assert!(levels >= tree_levels(rows), "{levels} levels cannot add {} pieces and T", 3 * rows);
-        let plan = Plan::new(rows, windows, columns, levels - 1);
+    /// `levels` cycles ahead (at least [`tree_levels`], or [`tree_levels_with_base`]).
+    pub fn new(rows: usize, windows: usize, columns: usize, levels: usize, base: BaseLevel) -> Self {
+        let fewest = match base {
+            BaseLevel::Last => tree_levels(rows),
+            BaseLevel::WithPieces => tree_levels_with_base(rows),
+        };
+        assert!(levels >= fewest, "{levels} levels cannot add {} pieces and T", 3 * rows);
+        let plan = Plan::new(rows, windows, columns, Self::rounds(levels, base), base);
         ColumnAddends {
             clock: Default::default(),
             products: many(rows * windows),
             base: many(columns),
             addends: many(columns),
             regs: many(plan.regs.len()),
-            last: many(columns),
+            last: many(if base == BaseLevel::Last { columns } else { 0 }),
             rows: Constant::new((rows as u64).into()),
             levels: Constant::new((levels as u64).into()),
+            base_with_pieces: Constant::new(base == BaseLevel::WithPieces),
+        }
+    }
+
+    /// Levels of the trees: all of them, or all but the base's own.
+    fn rounds(levels: usize, base: BaseLevel) -> usize {
+        if base == BaseLevel::Last {
+            levels - 1
+        } else {
+            levels
+        }
+    }
+
+    fn base_level(&self) -> BaseLevel {
+        if self.base_with_pieces.val() {
+            BaseLevel::WithPieces
+        } else {
+            BaseLevel::Last
         }
     }
 
     fn plan(&self) -> Plan {
         let rows = self.rows.val().to_u64() as usize;
-        let levels = self.levels.val().to_u64() as usize;
-        Plan::new(rows, self.products.len() / rows, self.addends.len(), levels - 1)
+        let (levels, base) = (self.levels.val().to_u64() as usize, self.base_level());
+        Plan::new(rows, self.products.len() / rows, self.addends.len(), Self::rounds(levels, base), base)
     }
 
     fn value(&self, term: Term) -> u64 {
         match term {
             Term::Reg(r) => self.regs[r].val().to_u64(),
+            Term::Base(j) => self.base[j].val().to_u64(),
             Term::Piece { product, piece, shift } => {
                 let (low, mid, top) = wide::split(self.products[product].val().to_u64(), shift);
                 match piece {
@@ -161,6 +207,7 @@ impl ColumnAddends {
 fn verilog_term(plan: &Plan, term: Term) -> String {
     match term {
         Term::Reg(r) => format!("regs${r}[{}:0]", plan.widths[r] - 1),
+        Term::Base(j) => format!("base${j}"),
         Term::Piece { product, piece, shift } => {
             let low_bits = wide::LIMB_BITS - shift;
             match piece {
@@ -182,7 +229,8 @@ impl Logic for ColumnAddends {
         if self.clock.pos_edge() {
             let regs: Vec<u64> =
                 plan.regs.iter().map(|&(a, b)| self.value(a) + b.map_or(0, |b| self.value(b))).collect();
-            let last: Vec<u64> = (plan.columns.iter().enumerate())
+            // The last level's sums (none where the base is added with the pieces).
+            let last: Vec<u64> = (plan.columns.iter().enumerate().take(self.last.len()))
                 .map(|(j, pieces)| self.base[j].val().to_u64() + pieces.map_or(0, |r| self.regs[r].val().to_u64()))
                 .collect();
             for (reg, sum) in self.regs.iter_mut().chain(&mut self.last).zip(regs.into_iter().chain(last)) {
@@ -190,7 +238,12 @@ impl Logic for ColumnAddends {
             }
         }
         for j in 0..self.addends.len() {
-            self.addends[j].next = Bits::<SUM_BITS>::from(self.last[j].val().to_u64());
+            let addend = match (self.last.get(j), plan.columns[j]) {
+                (Some(last), _) => last.val().to_u64(),
+                (None, Some(r)) => self.regs[r].val().to_u64(),
+                (None, None) => 0,
+            };
+            self.addends[j].next = Bits::<SUM_BITS>::from(addend);
         }
     }
     fn connect(&mut self) {
@@ -210,6 +263,7 @@ impl Logic for ColumnAddends {
         for j in 0..self.last.len() {
             writeln!(v, "   last${j} = {BASE_BITS}'h0;").unwrap();
         }
+        let with_pieces = self.base_level() == BaseLevel::WithPieces;
         v.push_str("end\n\nalways @(posedge clock) begin\n");
         for (r, &(a, b)) in plan.regs.iter().enumerate() {
             match b {
@@ -219,15 +273,19 @@ impl Logic for ColumnAddends {
                 None => writeln!(v, "   regs${r} <= {};", verilog_term(&plan, a)).unwrap(),
             }
         }
-        for (j, pieces) in plan.columns.iter().enumerate() {
+        for (j, pieces) in plan.columns.iter().enumerate().filter(|_| !with_pieces) {
             match pieces {
                 Some(r) => writeln!(v, "   last${j} <= base${j} + {};", verilog_term(&plan, Term::Reg(*r))).unwrap(),
                 None => writeln!(v, "   last${j} <= base${j};").unwrap(),
             }
         }
         v.push_str("end\n\nalways @(*) begin\n");
-        for j in 0..self.addends.len() {
-            writeln!(v, "   addends${j} = last${j};").unwrap();
+        for (j, column) in plan.columns.iter().enumerate() {
+            match (with_pieces, column) {
+                (false, _) => writeln!(v, "   addends${j} = last${j};").unwrap(),
+                (true, Some(r)) => writeln!(v, "   addends${j} = {};", verilog_term(&plan, Term::Reg(*r))).unwrap(),
+                (true, None) => writeln!(v, "   addends${j} = {SUM_BITS}'d0;").unwrap(),
+            }
         }
         v.push_str("end\n");
         Verilog::Custom(v)
@@ -250,17 +308,36 @@ mod tests {
     use super::*;
     use crate::testing::simulate;
 
+    const BOTH: [BaseLevel; 2] = [BaseLevel::Last, BaseLevel::WithPieces];
+
+    fn levels(rows: usize, base: BaseLevel) -> usize {
+        match base {
+            BaseLevel::Last => tree_levels(rows),
+            BaseLevel::WithPieces => tree_levels_with_base(rows),
+        }
+    }
+
     #[test]
     fn column_addends_is_synthesizable() {
-        let mut uut = ColumnAddends::new(2, 4, 10, tree_levels(2) + 1);
-        uut.connect_all();
-        yosys_validate("ecrt_column_addends", &generate_verilog(&uut)).unwrap();
+        for (name, base) in ["last", "with_pieces"].into_iter().zip(BOTH) {
+            let mut uut = ColumnAddends::new(2, 4, 10, levels(2, base) + 1, base);
+            uut.connect_all();
+            yosys_validate(&format!("ecrt_column_addends_{name}"), &generate_verilog(&uut)).unwrap();
+        }
     }
 
     #[test]
     fn a_column_adds_its_limb_of_t_and_every_piece_landing_in_it() {
+        for base in BOTH {
+            adds_every_piece(base);
+        }
+    }
+
+    /// The limb arrives a cycle before the addends, or with the products.
+    fn adds_every_piece(base_level: BaseLevel) {
         let (rows, windows, columns) = (3, 5, 12);
-        let levels = tree_levels(rows) + 1;
+        let levels = levels(rows, base_level) + 1;
+        let base_cycle = if base_level == BaseLevel::Last { levels - 1 } else { 0 };
         let digits = [0x1_2345u64, 0x1_ffff, 0x0_0001];
         let window_values = [0xff_ffffu64, 0x12_3456, 0x80_0001, 0x00_0007, 0x7f_0f0f];
         let base: Vec<u64> = (0..columns as u64).map(|j| (1 << 18) + 1000 * j).collect();
@@ -269,7 +346,8 @@ mod tests {
             wide::add_row(&mut expected, l, d, &window_values);
         }
         let t = base.clone();
-        let outputs = simulate(ColumnAddends::new(rows, windows, columns, levels), levels + 2, move |uut, cycle| {
+        let uut = ColumnAddends::new(rows, windows, columns, levels, base_level);
+        let outputs = simulate(uut, levels + 2, move |uut, cycle| {
             for (l, &digit) in digits.iter().enumerate() {
                 for (w, &window) in window_values.iter().enumerate() {
                     let product = if cycle == 0 { digit * window } else { 0 };
@@ -277,26 +355,43 @@ mod tests {
                 }
             }
             for (j, &limb) in t.iter().enumerate() {
-                uut.base[j].next = if cycle + 1 == levels { limb.into() } else { 0.into() };
+                uut.base[j].next = if cycle == base_cycle { limb.into() } else { 0.into() };
             }
             uut.addends.iter().map(|s| s.val().to_u64()).collect::<Vec<_>>()
         });
-        assert_eq!(outputs[levels], expected, "the addends {levels} edges after the products");
+        assert_eq!(outputs[levels], expected, "the addends {levels} edges after the products ({base_level:?})");
         assert!(outputs[levels - 1].iter().all(|&s| s == 0), "not a cycle earlier");
+        assert!(outputs[levels + 1].iter().all(|&s| s == 0), "nor a cycle later");
+    }
+
+    /// The busiest column of a 4096-bit operand's fits the levels its base adds among its pieces.
+    #[test]
+    fn a_full_width_column_fits_its_levels_with_its_base_among_its_pieces() {
+        for rows in 1..=8 {
+            let windows = wide::window_count(250);
+            let plan = Plan::new(rows, windows, rows + 250, tree_levels_with_base(rows), BaseLevel::WithPieces);
+            assert!(plan.columns.iter().all(Option::is_some), "k = {rows}");
+        }
     }
 
     #[test]
     fn every_register_holds_its_largest_sum_at_the_width_it_is_read() {
         // Every product at 2^41 − 1, above any digit times window: each piece at its largest.
         let (rows, windows, columns) = (4, 7, 16);
-        let levels = tree_levels(rows) + 1;
-        let overflows = simulate(ColumnAddends::new(rows, windows, columns, levels), levels + 1, |uut, _| {
-            for p in &mut uut.products {
-                p.next = ((1u64 << AB_BITS) - 1).into();
-            }
-            let plan = uut.plan();
-            (uut.regs.iter().zip(&plan.widths)).filter(|(r, &w)| r.val().to_u64() >> w != 0).count()
-        });
-        assert_eq!(overflows, vec![0; levels + 1]);
+        for base in BOTH {
+            let levels = levels(rows, base) + 1;
+            let uut = ColumnAddends::new(rows, windows, columns, levels, base);
+            let overflows = simulate(uut, levels + 1, |uut, _| {
+                for p in &mut uut.products {
+                    p.next = ((1u64 << AB_BITS) - 1).into();
+                }
+                for b in &mut uut.base {
+                    b.next = ((1u64 << T_BITS) - 1).into();
+                }
+                let plan = uut.plan();
+                (uut.regs.iter().zip(&plan.widths)).filter(|(r, &w)| r.val().to_u64() >> w != 0).count()
+            });
+            assert_eq!(overflows, vec![0; levels + 1], "{base:?}");
+        }
     }
 }

@@ -42,7 +42,7 @@ use crate::fanout::replicas::{ReplicaSets, Replicas};
 use crate::fanout::{copies, in_sets, sets, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::b_windows::BWindows;
-use crate::multiplier::column_addends::ColumnAddends;
+use crate::multiplier::column_addends::{BaseLevel, ColumnAddends};
 use crate::multiplier::fold_normalize::FoldNormalize;
 use crate::multiplier::mul_add::{CascadeMulAdd, PipelinedWindowMul, QuotientMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
 use crate::multiplier::redistribute::Redistribute;
@@ -310,7 +310,7 @@ impl DeepMul {
             b_windows: BWindows::new(operand_limbs),
             sampled_busy: Replicas::new(k * windows.div_ceil(DSPS_PER_COPY)),
             ab: many(k * windows),
-            addends: ColumnAddends::new(k, windows, columns, lanes),
+            addends: ColumnAddends::new(k, windows, columns, lanes, BaseLevel::Last),
             first_next: Default::default(),
             zero_rows: ReplicaSets::new(k, groups),
             quotient_row: Replicas::new(groups),

@@ -53,7 +53,7 @@ use crate::fanout::toggles::Toggles;
 use crate::fanout::{copies, in_sets, sets, LIMBS_PER_COPY};
 use crate::many;
 use crate::multiplier::b_windows::BWindows;
-use crate::multiplier::column_addends::ColumnAddends;
+use crate::multiplier::column_addends::{BaseLevel, ColumnAddends};
 use crate::multiplier::deep_mul::{DSPS_PER_COPY, LANE_BITS};
 use crate::multiplier::mul_add::{CascadeMulAdd, PipelinedWindowMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
 use crate::multiplier::pre_add_mul::PreAddQuotientMul;
@@ -222,7 +222,8 @@ pub struct DelayMul {
     digit_base: Signal<Local, Bits<Y_BITS>>,
     digit_addend: Signal<Local, Bits<Y_BITS>>,
     digits: Vec<Signal<Local, Bits<Y_BITS>>>,
-    // A wide REDC's digit of C_hi, on its way to column L's addend with the step's a·b pieces.
+    // A wide REDC's digit of C_hi, on its way into column L's tree with the step's a·b pieces
+    // (as many registers as the digits' way to the products: their copy, the DSPs' A, M and P).
     high_digit: Signal<Local, Bits<Y_BITS>>,
     high_delay: Vec<DFF<Bits<T_BITS>>>,
     // The a·b DSPs' digits (a copy per row and DSPS_PER_COPY windows), and whether their lane
@@ -383,7 +384,7 @@ impl DelayMul {
             digit_addend: Default::default(),
             digits: many(k),
             high_digit: Default::default(),
-            high_delay: many(timing.levels + 3),
+            high_delay: many(4),
             digit_copies: ReplicaSets::new(k, windows.div_ceil(DSPS_PER_COPY)),
             ab_source: Replicas::new(k * sets(copies(windows))),
             ab_on: in_sets(copies(windows), k),
@@ -392,7 +393,7 @@ impl DelayMul {
             b_bank: many(2 * windows),
             h_bank: many(2 * modulus_limbs),
             ab: many(k * windows),
-            addends: ColumnAddends::new(k, windows, columns, timing.levels),
+            addends: ColumnAddends::new(k, windows, columns, timing.levels, BaseLevel::WithPieces),
             row_delay: many(k * (k + 1 + timing.pad) * groups),
             rows: many(k * columns),
             redistribute: Redistribute::new(columns),

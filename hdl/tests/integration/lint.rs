@@ -32,6 +32,7 @@ const JUSTIFIED: &[(&str, &str)] = &[
     ("UNUSEDPARAM", "Collecting$"),
     ("UNUSEDPARAM", "rows"),
     ("UNUSEDPARAM", "levels"),
+    ("UNUSEDPARAM", "base_with_pieces"),
     ("UNUSEDSIGNAL", "mul$t$"),
     ("UNUSEDSIGNAL", "mul$next_free"),
     ("UNUSEDSIGNAL", "mul$busy"),

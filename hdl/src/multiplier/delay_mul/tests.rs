@@ -1,5 +1,5 @@
 use super::*;
-use crate::multiplier::column_addends::tree_levels;
+use crate::multiplier::column_addends::tree_levels_with_base;
 use crate::testing::{drive, simulate};
 use ecrt_golden::hw::{exact_limbs, ClassicPass, DelayedFoldContext, FoldValue, Multiplicand};
 use ecrt_golden::prime::random_odd;
@@ -24,7 +24,7 @@ fn timing_meets_its_two_paths() {
         // The digits' path: carries, digits, copy, A, M, P, the trees, the cascade's head: lead
         // turns before their step, landing with a quotient d steps older.
         assert_eq!(2 * t.lead, 2 * t.quotient_delay - t.pad + 2 + t.levels, "k = {k}");
-        assert!(t.levels >= tree_levels(k));
+        assert!(t.levels >= tree_levels_with_base(k));
     }
 }
 
