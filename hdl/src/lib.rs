@@ -28,6 +28,7 @@ testing::clocked!(
     multiplier::mul_add::MulAddReg,
     multiplier::mul_add::LoopMulAddReg,
     multiplier::mul_add::QuotientMul,
+    multiplier::mul_add::CascadeMulAdd<18, 35>,
     multiplier::pre_add_mul::PreAddQuotientMul,
     multiplier::fold_operands::FoldOperands,
     multiplier::fold_mul::FoldMul,

@@ -35,10 +35,11 @@ pub fn tree_levels_with_base(rows: usize) -> usize {
 /// registers that make its two paths meet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DelayTiming {
-    /// d = ⌈(k + 4)/2⌉: steps between a quotient and its products' landing.
+    /// d = ⌈(k + 3)/2⌉: steps between a quotient and its products' landing.
     pub quotient_delay: usize,
-    /// k mod 2: registers before the quotient's DSPs that make its path 2·d cycles.
-    pub pad: usize,
+    /// Whether the quotient's DSPs keep their A register (for even k): its path is then k + 4
+    /// cycles, and k + 3 for odd k, 2·d either way.
+    pub a_register: bool,
     /// Levels of the a·b pieces' adder trees, a wide REDC's digit of C_hi among them (at least
     /// `tree_levels_with_base(k)`, k + 6 + levels even).
     pub levels: usize,
@@ -50,10 +51,10 @@ impl DelayTiming {
     /// The pipeline for k limbs a step.
     pub fn new(limbs_per_step: usize) -> Self {
         let k = limbs_per_step;
-        let quotient_delay = (k + 4).div_ceil(2);
+        let quotient_delay = (k + 3).div_ceil(2);
         let fewest = tree_levels_with_base(k);
         let levels = fewest + (k + 6 + fewest) % 2;
-        DelayTiming { quotient_delay, pad: k % 2, levels, lead: (k + 6 + levels) / 2 }
+        DelayTiming { quotient_delay, a_register: k % 2 == 0, levels, lead: (k + 6 + levels) / 2 }
     }
 
     /// The shape of a multiplier for `modulus_bits`-bit moduli and k limbs a step.
@@ -100,14 +101,14 @@ mod tests {
     fn cycles_at_2048_bits_and_k_3() {
         let timing = DelayTiming::new(3);
         let shape = DelayTiming::shape(2048, 3).unwrap();
-        assert_eq!((timing.quotient_delay, timing.levels, timing.lead, timing.period()), (4, 3, 6, 7));
-        assert_eq!((shape.steps, shape.classic_digits(), shape.modulus_limbs), (47, 138, 121));
-        assert_eq!(timing.cycles(&shape), 116);
-        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Multiply), 1956);
-        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Decremented), 1718);
+        assert_eq!((timing.quotient_delay, timing.levels, timing.lead, timing.period()), (3, 3, 6, 6));
+        assert_eq!((shape.steps, shape.classic_digits(), shape.modulus_limbs), (46, 135, 121));
+        assert_eq!(timing.cycles(&shape), 112);
+        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Multiply), 1642);
+        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Decremented), 1474);
         // A path: three classic passes over S digits, the division's, ×R³ and the exponentiation.
         let (exponentiation, _) =
             crate::hw::schedule_cost(crate::hw::Schedule::FixedWindow { window_bits: 5 }, 1024).unwrap();
-        assert_eq!(timing.path_cycles(&shape, exponentiation), 1956 * 3 + 1718 + (1 + exponentiation) * 116);
+        assert_eq!(timing.path_cycles(&shape, exponentiation), 1642 * 3 + 1474 + (1 + exponentiation) * 112);
     }
 }

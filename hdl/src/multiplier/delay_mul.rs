@@ -10,10 +10,12 @@
 //!
 //! The products of step i do not depend on T_i: the a·b products of A's digits i, and those of
 //! the quotient Q_(i−d) (T's k low limbs at turn i − d) and H. A quotient goes from `t` through a
-//! copy per row and group of DSPs, `pad` + l registers for row l, the DSPs' A, M and P registers and
-//! column j's cascade of k DSPs ((0, j), (1, j − 1), …), whose head adds the column's a·b pieces
-//! ([`ColumnAddends`]); the last row's sums are redistributed into `y` (< 2^18 + 2^7). That is
-//! k + 4 + pad cycles, 2·d with d = ⌈(k + 4)/2⌉ ([`DelayTiming`]). A's exact digits are resolved k
+//! copy per row and group of DSPs, l more registers for row l, the DSPs' M and P registers (and
+//! their A register for even k: for odd k they multiply the register in front of them as it
+//! comes) and column j's cascade of k DSPs ((0, j), (1, j − 1), …), whose head adds the column's
+//! a·b pieces ([`ColumnAddends`]); the last row's sums are redistributed into `y` (< 2^18 + 2^7).
+//! That is k + 3 cycles for odd k, k + 4 for even k, 2·d with d = ⌈(k + 3)/2⌉ ([`DelayTiming`]).
+//! A's exact digits are resolved k
 //! a turn, ahead of their step by the quotient's path less the a·b products' (their copy, the
 //! DSPs' registers, `levels` of adder trees): the carries into them at the lane's turn, from the
 //! normalized limbs' bit 17 and a propagate flag per limb (all 17 low bits set) formed at the
@@ -241,8 +243,8 @@ pub struct DelayMul {
     // a·b product (l, w) at index l·W + w; each column's pieces.
     ab: Vec<PipelinedWindowMul>,
     addends: ColumnAddends,
-    // Row l's quotient limb per group of DSPs, through l + pad + 1 registers (index
-    // (l·(k + 1 + pad) + r)·G + g), the first taking T's limb or 0.
+    // Row l's quotient limb per group of DSPs, through l + 1 registers (index (l·(k + 1) + r)·G
+    // + g), the first taking T's limb or 0.
     row_delay: Vec<DFF<Bits<X_BITS>>>,
     // Row l's stage of column j at index l·C + j (its DSP at H's limb j − l, a plain register
     // where H has none).
@@ -394,8 +396,10 @@ impl DelayMul {
             h_bank: many(2 * modulus_limbs),
             ab: many(k * windows),
             addends: ColumnAddends::new(k, windows, columns, timing.levels, BaseLevel::WithPieces),
-            row_delay: many(k * (k + 1 + timing.pad) * groups),
-            rows: many(k * columns),
+            row_delay: many(k * (k + 1) * groups),
+            rows: (0..k * columns)
+                .map(|_| if timing.a_register { CascadeMulAdd::default() } else { CascadeMulAdd::without_a_register() })
+                .collect(),
             redistribute: Redistribute::new(columns),
             quotient: Default::default(),
             quotient_v: Default::default(),
@@ -843,59 +847,53 @@ impl Logic for DelayMul {
                                             }
                                         }
 
-                                        // The quotient: T's low limbs (or 0) into row l's l + pad + 1
+                                        // The quotient: T's low limbs (or 0) into row l's l + 1
                                         // registers, a set per group of DSPS_PER_COPY DSPs.
                                         for gn in (self.take.q.len() / self.digits.len())
                                             ..(self.take.q.len() / self.digits.len() + 1)
                                         {
-                                            for pn in (self.row_delay.len() / self.take.q.len() - self.digits.len() - 1)
-                                                ..(self.row_delay.len() / self.take.q.len() - self.digits.len())
+                                            for sn in (self.row_delay.len() / self.take.q.len())
+                                                ..(self.row_delay.len() / self.take.q.len() + 1)
                                             {
-                                                for sn in (self.row_delay.len() / self.take.q.len())
-                                                    ..(self.row_delay.len() / self.take.q.len() + 1)
+                                                for l in 0..self.digits.len() {
+                                                    for h in 0..(self.take.q.len() / self.digits.len()) {
+                                                        self.row_delay[(l * sn) * gn + h].d.next = 0.into();
+                                                        if self.take.q[l * gn + h].val() {
+                                                            self.row_delay[(l * sn) * gn + h].d.next =
+                                                                self.t_r[l].q.val().get_bits::<X_BITS>(0);
+                                                        }
+                                                        for r in 1..(self.row_delay.len() / self.take.q.len()) {
+                                                            self.row_delay[(l * sn + r) * gn + h].d.next =
+                                                                self.row_delay[(l * sn + r - 1) * gn + h].q.val();
+                                                        }
+                                                    }
+                                                }
+                                                // Row 0 of a classic lane: its quotient.
+                                                for h in 0..self.quotient_take.q.len() {
+                                                    if self.quotient_take.q[h].val() {
+                                                        self.row_delay[h].d.next =
+                                                            bit_cast::<X_BITS, Y_BITS>(self.quotient.p.val());
+                                                    }
+                                                }
+                                                // Row l's DSPs: the quotient's limb l, and H's limbs of
+                                                // the lane whose quotient it is: l + k + 1 turns of the
+                                                // phase ago (y is registered, and x too for even k).
+                                                for hc in (self.h_select.q.len() / self.digits.len())
+                                                    ..(self.h_select.q.len() / self.digits.len() + 1)
                                                 {
+                                                    for p in 0..self.rows.len() {
+                                                        self.rows[p].x.next = 0.into();
+                                                        self.rows[p].y.next = 0.into();
+                                                    }
                                                     for l in 0..self.digits.len() {
-                                                        for h in 0..(self.take.q.len() / self.digits.len()) {
-                                                            self.row_delay[(l * sn) * gn + h].d.next = 0.into();
-                                                            if self.take.q[l * gn + h].val() {
-                                                                self.row_delay[(l * sn) * gn + h].d.next =
-                                                                    self.t_r[l].q.val().get_bits::<X_BITS>(0);
-                                                            }
-                                                            for r in 1..(self.row_delay.len() / self.take.q.len()) {
-                                                                self.row_delay[(l * sn + r) * gn + h].d.next =
-                                                                    self.row_delay[(l * sn + r - 1) * gn + h].q.val();
-                                                            }
-                                                        }
-                                                    }
-                                                    // Row 0 of a classic lane: its quotient.
-                                                    for h in 0..self.quotient_take.q.len() {
-                                                        if self.quotient_take.q[h].val() {
-                                                            self.row_delay[h].d.next =
-                                                                bit_cast::<X_BITS, Y_BITS>(self.quotient.p.val());
-                                                        }
-                                                    }
-                                                    // Row l's DSPs: the quotient's limb l, and H's limbs of
-                                                    // the lane whose quotient it is: (l + pad + 1) turns of
-                                                    // the phase ago.
-                                                    for hc in (self.h_select.q.len() / self.digits.len())
-                                                        ..(self.h_select.q.len() / self.digits.len() + 1)
-                                                    {
-                                                        for p in 0..self.rows.len() {
-                                                            self.rows[p].x.next = 0.into();
-                                                            self.rows[p].y.next = 0.into();
-                                                        }
-                                                        for l in 0..self.digits.len() {
-                                                            for i in 0..self.m_hat_in.len() {
-                                                                self.rows[l * cn + l + i].x.next = self.row_delay
-                                                                    [(l * sn + l + pn) * gn + i / gd]
-                                                                    .q
-                                                                    .val();
+                                                        for i in 0..self.m_hat_in.len() {
+                                                            self.rows[l * cn + l + i].x.next =
+                                                                self.row_delay[(l * sn + l) * gn + i / gd].q.val();
+                                                            self.rows[l * cn + l + i].y.next =
+                                                                self.h_bank[((l + kn + 1) % 2) * mn + i].q.val();
+                                                            if self.h_select.q[l * hc + i / g].val() {
                                                                 self.rows[l * cn + l + i].y.next =
-                                                                    self.h_bank[((l + pn + 1) % 2) * mn + i].q.val();
-                                                                if self.h_select.q[l * hc + i / g].val() {
-                                                                    self.rows[l * cn + l + i].y.next =
-                                                                        self.h_bank[((l + pn) % 2) * mn + i].q.val();
-                                                                }
+                                                                    self.h_bank[((l + kn) % 2) * mn + i].q.val();
                                                             }
                                                         }
                                                     }

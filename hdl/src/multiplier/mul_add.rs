@@ -89,7 +89,10 @@ impl<const XB: usize, const CB: usize, const PB: usize> Logic for RegisteredMulA
 /// routing and the port's setup or clock-to-out. `c` is not registered: it comes from another
 /// DSP's P (a cascade) or from a register in the fabric. `MB` is the product's exact width,
 /// XB + 17: a register with bits that are constant 0 stops Yosys from packing the adder after it.
-#[derive(LogicBlock, Default)]
+/// [`Self::without_a_register`] multiplies x as it comes (AREG = 0): `m <= x·b`, a cycle less,
+/// for an x from a register in the fabric (its setup before the M register is 1.42 ns in the
+/// 7-series cell delays).
+#[derive(LogicBlock)]
 pub struct PipelinedMulAdd<const XB: usize, const MB: usize, const CB: usize, const PB: usize> {
     /// The clock.
     pub clock: Signal<In, Clock>,
@@ -99,11 +102,40 @@ pub struct PipelinedMulAdd<const XB: usize, const MB: usize, const CB: usize, co
     pub y: Signal<In, Bits<Y_BITS>>,
     /// The addend, added to the M register's product.
     pub c: Signal<In, Bits<CB>>,
-    /// c + a·b, three clock edges after x and y, one after c.
+    /// c + a·b, three clock edges after x and y, one after c (without the A register, two after
+    /// x and three after y).
     pub p: Signal<Out, Bits<PB>>,
     a: Signal<Local, Bits<XB>>,
     b: Signal<Local, Bits<Y_BITS>>,
     m: Signal<Local, Bits<MB>>,
+    no_a_register: Constant<bool>,
+}
+
+impl<const XB: usize, const MB: usize, const CB: usize, const PB: usize> PipelinedMulAdd<XB, MB, CB, PB> {
+    fn with_a_register(a_register: bool) -> Self {
+        PipelinedMulAdd {
+            clock: Default::default(),
+            x: Default::default(),
+            y: Default::default(),
+            c: Default::default(),
+            p: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            m: Default::default(),
+            no_a_register: Constant::new(!a_register),
+        }
+    }
+
+    /// The leaf without its A register: x is multiplied as it comes.
+    pub fn without_a_register() -> Self {
+        Self::with_a_register(false)
+    }
+}
+
+impl<const XB: usize, const MB: usize, const CB: usize, const PB: usize> Default for PipelinedMulAdd<XB, MB, CB, PB> {
+    fn default() -> Self {
+        Self::with_a_register(true)
+    }
 }
 
 /// The deep loop's leaf: a limb of T (`XB` bits: t_0 has 17, t_1 18, the others 19) times a limb
@@ -118,7 +150,8 @@ impl<const XB: usize, const MB: usize, const CB: usize, const PB: usize> Logic f
         // Local and output signals read back what was written in this pass: every register's next
         // value is formed before any is written.
         if self.clock.pos_edge() {
-            let m = model(Bits::<1>::default(), self.a.val(), self.b.val());
+            let a = if self.no_a_register.val() { self.x.val() } else { self.a.val() };
+            let m = model(Bits::<1>::default(), a, self.b.val());
             let p = Bits::<PB>::from(self.c.val().to_u64().wrapping_add(self.m.val().to_u64()) & ((1u64 << PB) - 1));
             self.a.next = self.x.val();
             self.b.next = self.y.val();
@@ -133,9 +166,14 @@ impl<const XB: usize, const MB: usize, const CB: usize, const PB: usize> Logic f
         self.m.connect();
     }
     fn hdl(&self) -> Verilog {
+        let (a_init, a_load, factor) = if self.no_a_register.val() {
+            (String::new(), "", "x")
+        } else {
+            (format!("   a = {XB}'h0;\n"), "   a <= x;\n", "a")
+        };
         Verilog::Custom(format!(
-            "initial begin\n   a = {XB}'h0;\n   b = {Y_BITS}'h0;\n   m = {MB}'h0;\n   p = {PB}'h0;\nend\n\n\
-             always @(posedge clock) begin\n   a <= x;\n   b <= y;\n   m <= a * b;\n   p <= c + m;\nend\n"
+            "initial begin\n{a_init}   b = {Y_BITS}'h0;\n   m = {MB}'h0;\n   p = {PB}'h0;\nend\n\n\
+             always @(posedge clock) begin\n{a_load}   b <= y;\n   m <= {factor} * b;\n   p <= c + m;\nend\n"
         ))
     }
     fn timing(&self) -> Vec<TimingInfo> {
@@ -315,6 +353,34 @@ mod tests {
         });
         for (i, &(x, y, c)) in cases.iter().enumerate() {
             assert_eq!(outputs[i + 1], (c + x * y) & ((1 << 36) - 1), "case {i}");
+        }
+    }
+
+    #[test]
+    fn a_leaf_without_its_a_register_is_synthesizable() {
+        let mut uut = CascadeMulAdd::<18, 35>::without_a_register();
+        uut.connect_all();
+        yosys_validate("ecrt_cascade_mul_add_no_areg", &generate_verilog(&uut)).unwrap();
+    }
+
+    /// With its A register p shows c + x·y three edges after x and y; without it, x two edges
+    /// before p and y three.
+    #[test]
+    fn a_leaf_without_its_a_register_takes_x_a_cycle_later() {
+        let cases = [(0u64, 0u64), ((1 << 18) - 1, (1 << 17) - 1), (12345, 54321), ((1 << 17) + 3, 77777)];
+        let c = 1u64 << 40;
+        for a_register in [true, false] {
+            let uut = if a_register { CascadeMulAdd::<18, 35>::default() } else { CascadeMulAdd::without_a_register() };
+            let x_lag = usize::from(!a_register);
+            let outputs = simulate(uut, cases.len() + 4, move |uut, i| {
+                uut.x.next = i.checked_sub(x_lag).and_then(|i| cases.get(i)).map_or(0, |&(x, _)| x).into();
+                uut.y.next = cases.get(i).map_or(0, |&(_, y)| y).into();
+                uut.c.next = c.into();
+                uut.p.val().to_u64()
+            });
+            for (i, &(x, y)) in cases.iter().enumerate() {
+                assert_eq!(outputs[i + 3], c + x * y, "case {i}, A register {a_register}");
+            }
         }
     }
 }

@@ -33,6 +33,7 @@ const JUSTIFIED: &[(&str, &str)] = &[
     ("UNUSEDPARAM", "rows"),
     ("UNUSEDPARAM", "levels"),
     ("UNUSEDPARAM", "base_with_pieces"),
+    ("UNUSEDPARAM", "no_a_register"),
     ("UNUSEDSIGNAL", "mul$t$"),
     ("UNUSEDSIGNAL", "mul$next_free"),
     ("UNUSEDSIGNAL", "mul$busy"),

@@ -19,11 +19,11 @@ fn delay_mul_is_synthesizable() {
 fn timing_meets_its_two_paths() {
     for k in 1..=16 {
         let t = DelayTiming::new(k);
-        // The quotient's path: copy, pad, A, M, P and k − 1 cascade stages, redistribution.
-        assert_eq!(2 * t.quotient_delay, k + 4 + t.pad, "k = {k}");
-        // The digits' path: carries, digits, copy, A, M, P, the trees, the cascade's head: lead
-        // turns before their step, landing with a quotient d steps older.
-        assert_eq!(2 * t.lead, 2 * t.quotient_delay - t.pad + 2 + t.levels, "k = {k}");
+        // The quotient's path: copy, A (for even k), M, P, k − 1 cascade stages, redistribution.
+        assert_eq!(2 * t.quotient_delay, k + 3 + usize::from(t.a_register), "k = {k}");
+        // The digits' path: carries, digits, copy, A, M, P, the trees into the cascade's head, its
+        // k stages and the redistribution: lead turns before their step.
+        assert_eq!(2 * t.lead, k + 6 + t.levels, "k = {k}");
         assert!(t.levels >= tree_levels_with_base(k));
     }
 }
