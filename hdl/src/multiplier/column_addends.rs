@@ -120,6 +120,16 @@ pub enum BaseLevel {
     WithPieces,
 }
 
+impl BaseLevel {
+    /// The fewest levels that add `rows` rows of pieces and the base this way.
+    pub fn fewest_levels(self, rows: usize) -> usize {
+        match self {
+            BaseLevel::Last => tree_levels(rows),
+            BaseLevel::WithPieces => tree_levels_with_base(rows),
+        }
+    }
+}
+
 /// k rows of W a·b products and T's limbs in, every column's addend out.
 #[derive(LogicBlock)]
 pub struct ColumnAddends {
@@ -144,13 +154,9 @@ pub struct ColumnAddends {
 
 impl ColumnAddends {
     /// The addends for `rows` (k) rows of `windows` products over `columns` columns, the products
-    /// `levels` cycles ahead (at least [`tree_levels`], or [`tree_levels_with_base`]).
+    /// `levels` cycles ahead (at least [`BaseLevel::fewest_levels`]).
     pub fn new(rows: usize, windows: usize, columns: usize, levels: usize, base: BaseLevel) -> Self {
-        let fewest = match base {
-            BaseLevel::Last => tree_levels(rows),
-            BaseLevel::WithPieces => tree_levels_with_base(rows),
-        };
-        assert!(levels >= fewest, "{levels} levels cannot add {} pieces and T", 3 * rows);
+        assert!(levels >= base.fewest_levels(rows), "{levels} levels cannot add {} pieces and T", 3 * rows);
         let plan = Plan::new(rows, windows, columns, Self::rounds(levels, base), base);
         ColumnAddends {
             clock: Default::default(),
@@ -273,7 +279,7 @@ impl Logic for ColumnAddends {
                 None => writeln!(v, "   regs${r} <= {};", verilog_term(&plan, a)).unwrap(),
             }
         }
-        for (j, pieces) in plan.columns.iter().enumerate().filter(|_| !with_pieces) {
+        for (j, pieces) in plan.columns.iter().enumerate().take(self.last.len()) {
             match pieces {
                 Some(r) => writeln!(v, "   last${j} <= base${j} + {};", verilog_term(&plan, Term::Reg(*r))).unwrap(),
                 None => writeln!(v, "   last${j} <= base${j};").unwrap(),
@@ -310,17 +316,10 @@ mod tests {
 
     const BOTH: [BaseLevel; 2] = [BaseLevel::Last, BaseLevel::WithPieces];
 
-    fn levels(rows: usize, base: BaseLevel) -> usize {
-        match base {
-            BaseLevel::Last => tree_levels(rows),
-            BaseLevel::WithPieces => tree_levels_with_base(rows),
-        }
-    }
-
     #[test]
     fn column_addends_is_synthesizable() {
         for (name, base) in ["last", "with_pieces"].into_iter().zip(BOTH) {
-            let mut uut = ColumnAddends::new(2, 4, 10, levels(2, base) + 1, base);
+            let mut uut = ColumnAddends::new(2, 4, 10, base.fewest_levels(2) + 1, base);
             uut.connect_all();
             yosys_validate(&format!("ecrt_column_addends_{name}"), &generate_verilog(&uut)).unwrap();
         }
@@ -336,7 +335,7 @@ mod tests {
     /// The limb arrives a cycle before the addends, or with the products.
     fn adds_every_piece(base_level: BaseLevel) {
         let (rows, windows, columns) = (3, 5, 12);
-        let levels = levels(rows, base_level) + 1;
+        let levels = base_level.fewest_levels(rows) + 1;
         let base_cycle = if base_level == BaseLevel::Last { levels - 1 } else { 0 };
         let digits = [0x1_2345u64, 0x1_ffff, 0x0_0001];
         let window_values = [0xff_ffffu64, 0x12_3456, 0x80_0001, 0x00_0007, 0x7f_0f0f];
@@ -379,7 +378,7 @@ mod tests {
         // Every product at 2^41 − 1, above any digit times window: each piece at its largest.
         let (rows, windows, columns) = (4, 7, 16);
         for base in BOTH {
-            let levels = levels(rows, base) + 1;
+            let levels = base.fewest_levels(rows) + 1;
             let uut = ColumnAddends::new(rows, windows, columns, levels, base);
             let overflows = simulate(uut, levels + 1, |uut, _| {
                 for p in &mut uut.products {

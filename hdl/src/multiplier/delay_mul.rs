@@ -397,9 +397,7 @@ impl DelayMul {
             ab: many(k * windows),
             addends: ColumnAddends::new(k, windows, columns, timing.levels, BaseLevel::WithPieces),
             row_delay: many(k * (k + 1) * groups),
-            rows: (0..k * columns)
-                .map(|_| if timing.a_register { CascadeMulAdd::default() } else { CascadeMulAdd::without_a_register() })
-                .collect(),
+            rows: (0..k * columns).map(|_| CascadeMulAdd::with_a_register(timing.a_register)).collect(),
             redistribute: Redistribute::new(columns),
             quotient: Default::default(),
             quotient_v: Default::default(),

@@ -89,7 +89,7 @@ impl<const XB: usize, const CB: usize, const PB: usize> Logic for RegisteredMulA
 /// routing and the port's setup or clock-to-out. `c` is not registered: it comes from another
 /// DSP's P (a cascade) or from a register in the fabric. `MB` is the product's exact width,
 /// XB + 17: a register with bits that are constant 0 stops Yosys from packing the adder after it.
-/// [`Self::without_a_register`] multiplies x as it comes (AREG = 0): `m <= x·b`, a cycle less,
+/// Without its A register ([`Self::with_a_register`]) it multiplies x as it comes (AREG = 0): `m <= x·b`, a cycle less,
 /// for an x from a register in the fabric (its setup before the M register is 1.42 ns in the
 /// 7-series cell delays).
 #[derive(LogicBlock)]
@@ -112,7 +112,8 @@ pub struct PipelinedMulAdd<const XB: usize, const MB: usize, const CB: usize, co
 }
 
 impl<const XB: usize, const MB: usize, const CB: usize, const PB: usize> PipelinedMulAdd<XB, MB, CB, PB> {
-    fn with_a_register(a_register: bool) -> Self {
+    /// The leaf with its A register, or without it: x then multiplied as it comes.
+    pub fn with_a_register(a_register: bool) -> Self {
         PipelinedMulAdd {
             clock: Default::default(),
             x: Default::default(),
@@ -124,11 +125,6 @@ impl<const XB: usize, const MB: usize, const CB: usize, const PB: usize> Pipelin
             m: Default::default(),
             no_a_register: Constant::new(!a_register),
         }
-    }
-
-    /// The leaf without its A register: x is multiplied as it comes.
-    pub fn without_a_register() -> Self {
-        Self::with_a_register(false)
     }
 }
 
@@ -358,7 +354,7 @@ mod tests {
 
     #[test]
     fn a_leaf_without_its_a_register_is_synthesizable() {
-        let mut uut = CascadeMulAdd::<18, 35>::without_a_register();
+        let mut uut = CascadeMulAdd::<18, 35>::with_a_register(false);
         uut.connect_all();
         yosys_validate("ecrt_cascade_mul_add_no_areg", &generate_verilog(&uut)).unwrap();
     }
@@ -370,7 +366,7 @@ mod tests {
         let cases = [(0u64, 0u64), ((1 << 18) - 1, (1 << 17) - 1), (12345, 54321), ((1 << 17) + 3, 77777)];
         let c = 1u64 << 40;
         for a_register in [true, false] {
-            let uut = if a_register { CascadeMulAdd::<18, 35>::default() } else { CascadeMulAdd::without_a_register() };
+            let uut = CascadeMulAdd::<18, 35>::with_a_register(a_register);
             let x_lag = usize::from(!a_register);
             let outputs = simulate(uut, cases.len() + 4, move |uut, i| {
                 uut.x.next = i.checked_sub(x_lag).and_then(|i| cases.get(i)).map_or(0, |&(x, _)| x).into();
