@@ -545,13 +545,13 @@ mod tests {
         );
         assert!(AcceleratorConfig { window_bits: 6, digits_per_step: 12, ..lanes.clone() }.validate().is_err());
         assert_eq!(AcceleratorConfig { window_bits: 6, digits_per_step: 11, ..lanes.clone() }.validate(), Ok(()));
-        // The delay engine at k = 3: two lanes, one job a core; S = 3·(46 − 1) = 135 digits (its
+        // The delay engine at k = 3: two lanes, one job a core; S = 3·(45 − 1) = 132 digits (its
         // multiplier's R); the idle latency and the pace as `ecrt bench --backend sim --key-bits
         // 2048 --engine delay` measured them in Verilator (its constant-time test holds the
         // formulas to the cycle at 512 bits).
         let delay = AcceleratorConfig { engine: Engine::Delay, ..c.clone() };
-        assert_eq!((delay.digits(), delay.jobs_per_core(), delay.lane_wait_cycles()), (135, 1, 1));
-        assert_eq!((delay.latency_cycles(), delay.cycles_per_decryption_per_core()), (147_565, 147_276));
+        assert_eq!((delay.digits(), delay.jobs_per_core(), delay.lane_wait_cycles()), (132, 1, 1));
+        assert_eq!((delay.latency_cycles(), delay.cycles_per_decryption_per_core()), (139_908, 139_622));
         assert_eq!(
             AcceleratorConfig { window_bits: 1, ..delay.clone() }.validate(),
             Err(ConfigError::DelaySchedule("1-bit windows".into()))

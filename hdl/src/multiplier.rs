@@ -20,6 +20,7 @@ pub mod b_windows;
 pub mod column_addends;
 pub mod deep_mul;
 pub mod delay_mul;
+pub mod digit_window_mul;
 pub mod fold_base;
 pub mod fold_mul;
 pub mod fold_normalize;

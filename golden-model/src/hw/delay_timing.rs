@@ -35,15 +35,16 @@ pub fn tree_levels_with_base(rows: usize) -> usize {
 /// registers that make its two paths meet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DelayTiming {
-    /// d = ⌈(k + 3)/2⌉: steps between a quotient and its products' landing.
+    /// d = ⌈(k + 1)/2⌉ for odd k, ⌈(k + 2)/2⌉ for even k: steps between a quotient and its
+    /// products' landing.
     pub quotient_delay: usize,
-    /// Whether the quotient's DSPs keep their A register (for even k): its path is then k + 4
-    /// cycles, and k + 3 for odd k, 2·d either way.
+    /// Whether the quotient's DSPs keep their A register (for even k): its path from stage A's
+    /// sums is then k + 2 cycles, and k + 1 for odd k, 2·d either way.
     pub a_register: bool,
     /// Levels of the a·b pieces' adder trees, a wide REDC's digit of C_hi among them (at least
-    /// `tree_levels_with_base(k)`, k + 6 + levels even).
+    /// `tree_levels_with_base(k)`, k + 4 + levels even).
     pub levels: usize,
-    /// (k + 6 + levels)/2: turns from a lane's first carries to its first step.
+    /// (k + 4 + levels)/2: turns from a lane's first digits to its first step.
     pub lead: usize,
 }
 
@@ -51,10 +52,11 @@ impl DelayTiming {
     /// The pipeline for k limbs a step.
     pub fn new(limbs_per_step: usize) -> Self {
         let k = limbs_per_step;
-        let quotient_delay = (k + 3).div_ceil(2);
+        let a_register = k % 2 == 0;
+        let quotient_delay = (k + 1 + usize::from(a_register)).div_ceil(2);
         let fewest = tree_levels_with_base(k);
-        let levels = fewest + (k + 6 + fewest) % 2;
-        DelayTiming { quotient_delay, a_register: k % 2 == 0, levels, lead: (k + 6 + levels) / 2 }
+        let levels = fewest + (k + 4 + fewest) % 2;
+        DelayTiming { quotient_delay, a_register, levels, lead: (k + 4 + levels) / 2 }
     }
 
     /// The shape of a multiplier for `modulus_bits`-bit moduli and k limbs a step.
@@ -67,17 +69,18 @@ impl DelayTiming {
         2 * (self.lead + shape.steps + self.quotient_delay + 1)
     }
 
-    /// Turns of a classic pass's step: d + 3.
+    /// Turns of a classic pass's step: d + 4 (its exact quotient reaches the DSPs two turns after
+    /// its products turn, where a folding quotient's sums are there at once).
     pub fn period(&self) -> usize {
-        self.quotient_delay + 3
+        self.quotient_delay + 4
     }
 
-    /// The turn count of a classic pass's last products turn: lead + D·(d + 3) for D digits.
+    /// The turn count of a classic pass's last products turn: lead + D·(d + 4) for D digits.
     pub fn classic_products_end(&self, shape: &DelayedShape, op: ClassicOp) -> usize {
         self.lead + ClassicShape::from(shape).steps(op) * self.period()
     }
 
-    /// Cycles from a lane's load to the result of a classic `op`: 2·(lead + D·(d + 3) + d + 2).
+    /// Cycles from a lane's load to the result of a classic `op`: 2·(lead + D·(d + 4) + d + 2).
     pub fn classic_cycles(&self, shape: &DelayedShape, op: ClassicOp) -> usize {
         2 * (self.classic_products_end(shape, op) + self.quotient_delay + 2)
     }
@@ -101,14 +104,14 @@ mod tests {
     fn cycles_at_2048_bits_and_k_3() {
         let timing = DelayTiming::new(3);
         let shape = DelayTiming::shape(2048, 3).unwrap();
-        assert_eq!((timing.quotient_delay, timing.levels, timing.lead, timing.period()), (3, 3, 6, 6));
-        assert_eq!((shape.steps, shape.classic_digits(), shape.modulus_limbs), (46, 135, 121));
-        assert_eq!(timing.cycles(&shape), 112);
-        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Multiply), 1642);
-        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Decremented), 1474);
+        assert_eq!((timing.quotient_delay, timing.levels, timing.lead, timing.period()), (2, 3, 5, 6));
+        assert_eq!((shape.steps, shape.classic_digits(), shape.modulus_limbs), (45, 132, 121));
+        assert_eq!(timing.cycles(&shape), 106);
+        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Multiply), 1602);
+        assert_eq!(timing.classic_cycles(&shape, ClassicOp::Decremented), 1470);
         // A path: three classic passes over S digits, the division's, ×R³ and the exponentiation.
         let (exponentiation, _) =
             crate::hw::schedule_cost(crate::hw::Schedule::FixedWindow { window_bits: 5 }, 1024).unwrap();
-        assert_eq!(timing.path_cycles(&shape, exponentiation), 1642 * 3 + 1474 + (1 + exponentiation) * 112);
+        assert_eq!(timing.path_cycles(&shape, exponentiation), 1602 * 3 + 1470 + (1 + exponentiation) * 106);
     }
 }

@@ -93,7 +93,7 @@ pub struct DeepClassicTrace {
 /// A classic pass on the delayed-quotient multiplier ([`ClassicPass::delayed_trace`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DelayedClassicTrace {
-    /// T's limbs after each of the lane's turns from its first products turn: d + 3 a step,
+    /// T's limbs after each of the lane's turns from its first products turn: d + 4 a step,
     /// then the last products turn and the d drain turns.
     pub turns: Vec<Vec<u64>>,
     /// Each step's quotient digit.
@@ -318,11 +318,12 @@ impl ClassicPass {
     /// The pass `op` as the delayed-quotient multiplier runs it, in its lane's turns: each turn
     /// adds redistributed products y to T's limbs from a shift up and normalizes
     /// (`fold_delayed::loop_step`). The quotient needs T's exact low limb through a DSP of its own
-    /// and then the folding quotient's pipeline of 2·d cycles, so a step takes d + 3 turns:
+    /// and then the pipeline a folding quotient takes from stage A's sums, 2·d + 2 cycles, so a
+    /// step takes d + 4 turns:
     /// - the products turn: y = d·B (and a wide REDC's digit of C_hi at column L), T shifted down
     ///   a limb (its limb 0 is 0 after a quotient turn; T is 0 before the first step); then t_0
     ///   is T mod 2^17 and q = lo17(t_0·N′);
-    /// - d + 1 turns that hold T (shift 0, y = 0) while q·N is on its way;
+    /// - d + 2 turns that hold T (shift 0, y = 0) while q·N is on its way;
     /// - the quotient turn: y = q·N, shift 0, so limb 0 becomes 0.
     ///
     /// After the last step a products turn with the digit 0 brings T down, and d drain turns
@@ -356,7 +357,7 @@ impl ClassicPass {
                 break;
             }
             let q = ((t[0] & LIMB_MASK) * self.n_prime) & LIMB_MASK;
-            for _ in 0..=d {
+            for _ in 0..d + 2 {
                 turn(&mut t, &no_products, 0);
             }
             let sums: Vec<u64> = (0..columns).map(|j| if j < limbs { q * self.n[j] } else { 0 }).collect();
@@ -616,16 +617,17 @@ mod tests {
                 assert_eq!(delayed.result.value(), one_turn.result.value(), "{at}");
                 assert_eq!(delayed.result.limbs().len(), l);
                 let steps = ClassicShape::from(&shape).steps(op);
-                assert_eq!(delayed.turns.len(), steps * (d + 3) + 1 + d, "{at}");
+                let period = d + 4;
+                assert_eq!(delayed.turns.len(), steps * period + 1 + d, "{at}");
                 // Each step's quotient is the one-turn step's; its quotient turn holds the one-turn
                 // step's T a limb up, and the turns between hold the value of its products turn.
                 for (s, step) in one_turn.steps.iter().enumerate() {
                     assert_eq!(delayed.quotients[s], step.q, "{at}, step {s}: q");
-                    let turns = &delayed.turns[s * (d + 3)..(s + 1) * (d + 3)];
-                    let up = &turns[d + 2];
+                    let turns = &delayed.turns[s * period..(s + 1) * period];
+                    let up = &turns[period - 1];
                     assert_eq!(up[0], 0);
                     assert_eq!(limbs_value(&up[1..]), limbs_value(&step.t), "{at}, step {s}: T");
-                    assert!(turns[..d + 2].iter().all(|t| limbs_value(t) == limbs_value(&turns[0])), "{at}");
+                    assert!(turns[..period - 1].iter().all(|t| limbs_value(t) == limbs_value(&turns[0])), "{at}");
                     assert!(turns.iter().all(|t| t.iter().all(|&limb| limb < (1 << 17) + 3)), "{at}");
                 }
             }

@@ -14,7 +14,7 @@
 //! step i:  T ← T_high + A_i·B + Q_(i−d)·H
 //! ```
 //!
-//! where Q_i is the low k limbs T had at step i (Q_j = 0 for j < 0). A quotient's products are
+//! where Q_i is the low k limbs of T at step i (Q_j = 0 for j ≤ 0). A quotient's products are
 //! needed d steps after it is known, so a loop of one addition and one redistribution can run a
 //! step a turn while they go through registered DSPs and a cascade.
 //!
@@ -25,23 +25,28 @@
 //! and keep each step's low limbs L_i (no longer a quotient) instead of dropping them, so that
 //! V_n = T·2^(rd) + Σ_(e<d) L_(n+e)·2^(re) ≡ A·B·2^(−r(n−1)) (mod N).
 //!
-//! Range, as for the undelayed fold with Ñ < 2^(r(d+1))·N: Q_i·Ñ/2^r < 2.01·2^(r(d+1))·N, so
-//! operands below X = 2^(r(d+1)+3)·N give a result below X when R = 2^(r(n−1)) ≥ 2X: operands have
-//! d·k limbs more than the undelayed fold's, and n = ⌈(|N| + 4)/r⌉ + 2 + d. T stays below
-//! 2^(r+1)·X.
-//!
 //! The loop: a step's products do not depend on T, so their column sums (the fold's, with Q's
 //! limbs in place of T's low ones and no T) are redistributed into limbs y_j < 2^18 + 2^7 ahead of
 //! it, and the loop only adds T's high limbs in two short stages:
 //!
 //! ```text
-//! s_j = y_j + t_(j+k)                    (< 2^19)
+//! s_j = y_j + t_(j+k)                    (< 2^18 + 2^17 + 2^7 + 3)
 //! t′_j = lo17(s_j) + (s_(j−1) >> 17)     (< 2^17 + 3)
 //! ```
 //!
 //! so T's limbs are normalized after every step and the result is the drain's low limbs and T's,
-//! as they are. With d = 0 it has the folding multiplication's constants and steps (T normalized
-//! takes other quotients: the products agree modulo N).
+//! as they are. The quotient is taken from the first stage: Q_(i+1) = Σ_(j<k) s_j·2^(17j), each
+//! limb as stage A sums it, and T's limb k then takes no carry from s_(k−1) (it is in Q), so
+//! Q_(i+1) + 2^r·T_(i+1)'s limbs from k up is T_(i+1)'s value: a quotient is known a stage
+//! earlier than from T's limbs, which makes the hardware's quotient path a turn shorter. Steps
+//! whose next step takes no quotient (the last of A's digits and the drain) pass every carry up.
+//!
+//! Range, as for the undelayed fold with Ñ < 2^(r(d+1))·N: Q_i < 3.01·2^r (its limbs are below
+//! 1.5·2^18), so Q_i·Ñ/2^r < 3.01·2^(r(d+1))·N and operands below X = 2^(r(d+1)+3)·N give a result
+//! below X/2 + 0.38·X when R = 2^(r(n−1)) ≥ 2X: operands have d·k limbs more than the undelayed
+//! fold's, and n = ⌈(|N| + 4)/r⌉ + 2 + d. T stays below 2^(r+1)·X. With d = 0 it has the folding
+//! multiplication's constants and steps (T normalized takes other quotients: the products agree
+//! modulo N).
 
 use num_bigint::BigUint;
 
@@ -120,10 +125,14 @@ impl DelayedShape {
 pub struct DelayedStep {
     /// The k digits of the multiplier the step consumed (0 in the drain).
     pub a_digits: Vec<u64>,
-    /// The quotient whose products landed in this step: the low limbs of T d steps before
-    /// (0 in the first d steps).
+    /// The quotient whose products landed in this step: the one taken d steps before (0 in the
+    /// first d steps).
     pub quotient: Vec<u64>,
-    /// T's normalized limbs after the step (`columns` of them, each < 2^17 + 3).
+    /// The quotient this step took, Q_i: the previous step's low stage-A sums (0 in the first
+    /// step and the drain).
+    pub taken: Vec<u64>,
+    /// T's normalized limbs after the step (`columns` of them, each < 2^17 + 3), limb k without
+    /// the carry of s_(k−1) when the next step takes a quotient.
     pub t: Vec<u64>,
 }
 
@@ -241,26 +250,32 @@ impl DelayedFoldContext {
         let digits: Vec<u64> = to_digits(&a.value(), LIMB_BITS, k * n).into_iter().map(|x| x as u64).collect();
         let b_windows = self.multiplicand.windows(b.limbs(), operand_limbs);
         let zero = vec![0u64; k];
-        // Quotients in flight, oldest first: the low limbs of T at the last d steps.
+        // Quotients in flight, oldest first: the ones taken at the last d steps.
         let mut pending: std::collections::VecDeque<Vec<u64>> = (0..d).map(|_| zero.clone()).collect();
         // The drain's low limbs, kept below T's.
         let mut kept: Vec<u64> = Vec::with_capacity(d * k);
         let mut t = vec![0u64; columns];
+        let mut next_quotient = zero.clone();
         let no_t = vec![0u64; columns];
         for i in 0..n + d {
-            let low = t[..k].to_vec();
+            let taken = if i < n { std::mem::take(&mut next_quotient) } else { zero.clone() };
             let quotient = if i < n {
-                pending.push_back(low);
+                pending.push_back(taken.clone());
                 pending.pop_front().expect("d + 1 quotients in flight")
             } else {
-                kept.extend_from_slice(&low);
+                kept.extend_from_slice(&t[..k]);
                 pending.pop_front().expect("a pending quotient per drain step")
             };
             let a_digits = if i < n { &digits[i * k..(i + 1) * k] } else { &zero[..] };
             let products = column_sums(&no_t, &quotient, &self.h, a_digits, b.limbs(), b_windows.as_deref());
-            t = loop_step(&t, &redistribute(&products), k);
+            let s = stage_a(&t, &redistribute(&products), k);
+            let quotient_next = i + 1 < n;
+            if quotient_next {
+                next_quotient = s[..k].to_vec();
+            }
+            t = stage_b(&s, quotient_next.then_some(k));
             if let Some(steps) = trace.as_deref_mut() {
-                steps.push(DelayedStep { a_digits: a_digits.to_vec(), quotient, t: t.clone() });
+                steps.push(DelayedStep { a_digits: a_digits.to_vec(), quotient, taken, t: t.clone() });
             }
         }
         // V_n = T·2^(rd) + the drain's low limbs: below X, so its limbs past the operand's are 0.
@@ -272,13 +287,24 @@ impl DelayedFoldContext {
 }
 
 /// The loop's two stages: T's limbs from `shift` up (its high limbs: k in a step) added to a
-/// turn's redistributed products y, each sum s_j = y_j + t_(j+shift) (< 2^19) split into its low
-/// 17 bits and its carry into the next limb: t′_j = lo17(s_j) + (s_(j−1) >> 17) < 2^17 + 3.
+/// turn's redistributed products y, each sum s_j = y_j + t_(j+shift) split into its low 17 bits
+/// and its carry into the next limb: t′_j = lo17(s_j) + (s_(j−1) >> 17) < 2^17 + 3.
 pub(super) fn loop_step(t: &[u64], y: &[u64], shift: usize) -> Vec<u64> {
-    const LOW: u64 = (1 << LIMB_BITS) - 1;
+    stage_b(&stage_a(t, y, shift), None)
+}
+
+/// Stage A: s_j = y_j + t_(j+shift) (< 2^19).
+fn stage_a(t: &[u64], y: &[u64], shift: usize) -> Vec<u64> {
     let s: Vec<u64> = (0..y.len()).map(|j| y[j] + t.get(j + shift).copied().unwrap_or(0)).collect();
     debug_assert!(s.iter().all(|&x| x < 1 << 19) && s[s.len() - 1] >> LIMB_BITS == 0, "T overflows");
-    (0..s.len()).map(|j| (s[j] & LOW) + if j >= 1 { s[j - 1] >> LIMB_BITS } else { 0 }).collect()
+    s
+}
+
+/// Stage B: t′_j = lo17(s_j) + (s_(j−1) >> 17), but for limb `split` (the first above a quotient
+/// taken from the sums), which keeps lo17(s_j) alone.
+fn stage_b(s: &[u64], split: Option<usize>) -> Vec<u64> {
+    const LOW: u64 = (1 << LIMB_BITS) - 1;
+    (0..s.len()).map(|j| (s[j] & LOW) + if j >= 1 && Some(j) != split { s[j - 1] >> LIMB_BITS } else { 0 }).collect()
 }
 
 fold_domain_multiplier!(DelayedFoldContext);
@@ -395,13 +421,17 @@ mod tests {
             // V_(i+1) = (V_i + Q_i·Ñ)/2^r + A_i·B over the steps with A's digits.
             let mut v = BigUint::zero();
             for i in 0..steps {
-                let t = if i == 0 { vec![0; ctx.shape().columns] } else { trace.steps[i - 1].t.clone() };
                 let step = &trace.steps[i];
-                assert_eq!(step.quotient, if i >= d { trace_low(&trace.steps, i - d, k) } else { vec![0; k] });
-                let folded = &v + limbs_value(&t[..k]) * &scaled;
+                assert_eq!(step.quotient, if i >= d { trace.steps[i - d].taken.clone() } else { vec![0; k] });
+                let folded = &v + limbs_value(&step.taken) * &scaled;
                 assert!((&folded % (BigUint::one() << r)).is_zero(), "step {i}: Q_i ≢ V_i (mod 2^r)");
                 v = (folded >> r) + limbs_value(&step.a_digits) * b.value();
-                assert_eq!(limbs_value(&step.t) + pending_value(&trace.steps, &h, k, d, i + 1), v, "step {i}");
+                // T's value: the next quotient below its limbs from k up, or all of its limbs.
+                let t = match trace.steps.get(i + 1).filter(|_| i + 1 < steps) {
+                    Some(next) => limbs_value(&next.taken) + (limbs_value(&step.t[k..]) << r),
+                    None => limbs_value(&step.t),
+                };
+                assert_eq!(t + pending_value(&trace.steps, &h, k, d, i + 1), v, "step {i}");
             }
             assert_eq!(trace.result.value(), v, "the result is V_n");
         }
@@ -411,20 +441,7 @@ mod tests {
     fn pending_value(trace: &[DelayedStep], h: &BigUint, k: usize, d: usize, i: usize) -> BigUint {
         // Quotients taken at steps i−d … i−1 whose products land at steps i … i+d−1.
         let r = LIMB_BITS as usize * k;
-        let mut sum = BigUint::default();
-        for j in i.saturating_sub(d)..i {
-            sum += (limbs_value(&trace_low(trace, j, k)) * h) << (r * (j + d + 1 - i));
-        }
-        sum
-    }
-
-    /// The low k limbs of T before step j.
-    fn trace_low(steps: &[DelayedStep], j: usize, k: usize) -> Vec<u64> {
-        if j == 0 {
-            vec![0; k]
-        } else {
-            steps[j - 1].t[..k].to_vec()
-        }
+        (i.saturating_sub(d)..i).map(|j| (limbs_value(&trace[j].taken) * h) << (r * (j + d + 1 - i))).sum()
     }
 
     #[test]

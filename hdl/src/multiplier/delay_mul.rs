@@ -9,12 +9,14 @@
 //! - stage B, τ + 1: t_j = lo17(s_j) + (s_(j−1) >> 17), so `t` holds T_(i+1) at τ + 2.
 //!
 //! The products of step i do not depend on T_i: the a·b products of A's digits i, and those of
-//! the quotient Q_(i−d) (T's k low limbs at turn i − d) and H. A quotient goes from `t` through a
-//! copy per row and group of DSPs, l more registers for row l, the DSPs' M and P registers (and
-//! their A register for even k: for odd k they multiply the register in front of them as it
-//! comes) and column j's cascade of k DSPs ((0, j), (1, j − 1), …), whose head adds the column's
-//! a·b pieces ([`ColumnAddends`]); the last row's sums are redistributed into `y` (< 2^18 + 2^7).
-//! That is k + 3 cycles for odd k, k + 4 for even k, 2·d with d = ⌈(k + 3)/2⌉ ([`DelayTiming`]).
+//! the quotient Q_(i−d) and H. A quotient is T's k low limbs as stage A sums them (unnormalized,
+//! < 2^19; stage B then passes no carry into limb k), summed again by a copy of stage A's adder
+//! per row and group of DSPs into a register of its own, then through l more registers for row
+//! l, the DSPs' M and P registers (and their A register for even k: for odd k they multiply the
+//! register in front of them as it comes) and column j's cascade of k DSPs ((0, j), (1, j − 1),
+//! …), whose head adds the column's a·b pieces ([`ColumnAddends`]); the last row's sums are
+//! redistributed into `y` (< 2^18 + 2^7). That is k + 1 cycles after stage A for odd k, k + 2 for
+//! even k, 2·d with d = ⌈(k + 1)/2⌉ or ⌈(k + 2)/2⌉ ([`DelayTiming`]).
 //! A's exact digits are resolved k
 //! a turn, ahead of their step by the quotient's path less the a·b products' (their copy, the
 //! DSPs' registers, `levels` of adder trees): the carries into them at the lane's turn, from the
@@ -32,13 +34,13 @@
 //!
 //! A lane may run a classic pass instead (`ecrt_golden::hw::ClassicPass::delayed_trace`, turn for
 //! turn): one digit a step, whose exact quotient q = lo17(t_0·N′) needs T's low limb after the
-//! step's products. A step is d + 3 turns ([`DelayTiming::period`]): the **products turn** adds
+//! step's products. A step is d + 4 turns ([`DelayTiming::period`]): the **products turn** adds
 //! d·B (row 0's a·b digit; the other rows' products are off) to T shifted down a limb; stage A's
 //! sum s_0 is T mod 2^17, and two cycles later a DSP of its own has q (its pre-adder forms s_0
 //! again from stage A's operands, [`PreAddQuotientMul`], so no carry chain feeds a DSP port), which
-//! row 0 takes at the lane's turn after next in place of a folding quotient (H's bank holds N's
-//! limbs, the other rows take 0), so q·N lands 2·d cycles later, at the **quotient turn**, which
-//! adds it to T unshifted (limb 0 becomes 0); the d + 1 turns between hold T (shift 0, no
+//! row 0's copy of stage A's adder takes in place of y_0 at the lane's turn after next (H's bank
+//! holds N's limbs, the other rows take 0), so q·N lands 2·d + 2 cycles later, at the **quotient
+//! turn**, which adds it to T unshifted (limb 0 becomes 0); the d + 2 turns between hold T (shift 0, no
 //! products). Stage A's addend is thus T's limbs from k, 1 or 0 up, or none (a first step), one
 //! select of four before its carry chain. After the last step a products turn with the digit 0
 //! brings T down a limb, and d drain turns, as the folding mode's, keep its low limbs:
@@ -57,7 +59,8 @@ use crate::many;
 use crate::multiplier::b_windows::BWindows;
 use crate::multiplier::column_addends::{BaseLevel, ColumnAddends};
 use crate::multiplier::deep_mul::{DSPS_PER_COPY, LANE_BITS};
-use crate::multiplier::mul_add::{CascadeMulAdd, PipelinedWindowMul, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
+use crate::multiplier::digit_window_mul::DigitWindowMul;
+use crate::multiplier::mul_add::{CascadeMulAdd, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
 use crate::multiplier::pre_add_mul::PreAddQuotientMul;
 use crate::multiplier::redistribute::Redistribute;
 pub use ecrt_golden::hw::DelayTiming;
@@ -199,41 +202,40 @@ pub struct DelayMul {
     // (neither), 1 up (`near`), 0 up (`hold`) or none (both), per LIMBS_PER_COPY columns and one
     // for the classic quotient's own copy of column 0's select (`quotient_v`), in sets of at most
     // MAX_REGISTER_FANOUT; takes a
-    // folding quotient (per row and group of DSPs) or a classic one (per group), keeps its low
+    // folding quotient (per row and group of DSPs, and whether T's limbs join it: not in a first
+    // step) or a classic one (per group), keeps its low
     // limbs (per LIMBS_PER_COPY kept limbs), finishes.
     consume: Replicas<bool>,
     near: ReplicaSets<bool>,
     hold: ReplicaSets<bool>,
     take: Replicas<bool>,
+    take_t: Replicas<bool>,
     quotient_take: Replicas<bool>,
     keep: Replicas<bool>,
     done_r: DFF<bool>,
-    // The carries into position 0's next digits, registered for position 1, where each digit is
-    // its limb plus its carry (then A moves down k limbs, or one for a classic lane: the consumed
-    // limbs stay a cycle). A classic lane's digit 0: its carry out (not past a borrow); for
-    // position 1 its borrow, whether it is a wide REDC's (row 0 multiplies by 1 in its first
-    // step, by 0 after it) and in its first step.
+    // The carries into position 0's digits, each its limb plus its carry, resolved in the same
+    // cycle (then A moves down k limbs, or one for a classic lane, as its lane leaves position 1).
+    // A classic lane's digit 0: its carry out (not past a borrow), and whether it is a wide
+    // REDC's first step (row 0 multiplies by 1 in it, by 0 after it), registered from position 1.
     carries: Vec<Signal<Local, bool>>,
     classic_carry: Signal<Local, bool>,
-    carry_in: Vec<DFF<bool>>,
-    borrow_late: DFF<bool>,
-    redc_late: DFF<bool>,
-    first_late: DFF<bool>,
+    first_redc: DFF<bool>,
     consume_late: ReplicaSets<bool>,
     consume_one: ReplicaSets<bool>,
     digit_base: Signal<Local, Bits<Y_BITS>>,
     digit_addend: Signal<Local, Bits<Y_BITS>>,
     digits: Vec<Signal<Local, Bits<Y_BITS>>>,
-    // A wide REDC's digit of C_hi, on its way into column L's tree with the step's a·b pieces
-    // (as many registers as the digits' way to the products: their copy, the DSPs' A, M and P).
+    // A wide REDC's digit of C_hi, taken a cycle after its step's digits, on its way into column
+    // L's tree with the step's a·b pieces (the DSPs' M and P registers, as many as theirs).
     high_digit: Signal<Local, Bits<Y_BITS>>,
     high_delay: Vec<DFF<Bits<T_BITS>>>,
     // The a·b DSPs' digits (a copy per row and DSPS_PER_COPY windows), and whether their lane
-    // consumed them (a copy per row and LIMBS_PER_COPY windows, in sets of at most
-    // MAX_REGISTER_FANOUT, each set loaded from a source of its own): an idle step's windows are 0.
+    // consumed none (a copy per row and LIMBS_PER_COPY windows, in sets of at most
+    // MAX_REGISTER_FANOUT, each set loaded from a source of its own): an idle step's products are
+    // cleared in the DSPs' P registers.
     digit_copies: ReplicaSets<Bits<Y_BITS>>,
     ab_source: Replicas<bool>,
-    ab_on: ReplicaSets<bool>,
+    ab_off: ReplicaSets<bool>,
     // B registered at the load, its windows, and a bank per lane (index lane·W + w).
     b_r: Vec<DFF<Bits<X_BITS>>>,
     b_windows: BWindows,
@@ -241,14 +243,18 @@ pub struct DelayMul {
     // H, a bank per lane (index lane·M + i).
     h_bank: Vec<DFF<Bits<Y_BITS>>>,
     // a·b product (l, w) at index l·W + w; each column's pieces.
-    ab: Vec<PipelinedWindowMul>,
+    ab: Vec<DigitWindowMul>,
     addends: ColumnAddends,
-    // Row l's quotient limb per group of DSPs, through l + 1 registers (index (l·(k + 1) + r)·G
-    // + g), the first taking T's limb or 0.
-    row_delay: Vec<DFF<Bits<X_BITS>>>,
+    // Row l's quotient limb per group of DSPs (index l·G + g): stage A's sum s_l again, from y_l
+    // (row 0 of a classic lane: its quotient) and t_(l+k) (none in a first step), or 0; then
+    // through l + 1 registers (index (l·(k + 1) + r)·G + g), the first holding that sum.
+    replica_on: Vec<Signal<Local, bool>>,
+    replica_y: Vec<Signal<Local, Bits<T_BITS>>>,
+    replica_t: Vec<Signal<Local, Bits<T_BITS>>>,
+    row_delay: Vec<DFF<Bits<T_BITS>>>,
     // Row l's stage of column j at index l·C + j (its DSP at H's limb j − l, a plain register
     // where H has none).
-    rows: Vec<CascadeMulAdd<X_BITS, 35>>,
+    rows: Vec<CascadeMulAdd<T_BITS, 36>>,
     redistribute: Redistribute,
     // The classic quotient from stage A's s_0 (T mod 2^17 after a products turn) and N′, and its
     // copy of stage A's addend to column 0: with its own selects, so that column 0's adder keeps
@@ -261,6 +267,9 @@ pub struct DelayMul {
     t_shifted: Vec<Signal<Local, Bits<T_BITS>>>,
     s_r: Vec<DFF<Bits<T_BITS>>>,
     t_r: Vec<DFF<Bits<T_BITS>>>,
+    // Whether the lane in stage B took its next quotient from stage A's sums: T's limb k then
+    // takes no carry.
+    split: DFF<bool>,
 }
 
 impl DelayMul {
@@ -310,7 +319,7 @@ impl DelayMul {
             t: many(columns),
             steps: at(steps),
             first_step: at(lead),
-            last_take: at(lead + steps - 1),
+            last_take: at(lead + steps - 2),
             first_kept: at(lead + steps),
             last_kept: at(lead + steps + d - 1),
             finish: at(lead + steps + d),
@@ -371,31 +380,32 @@ impl DelayMul {
             near: in_sets(copies(columns) + 1, 1),
             hold: in_sets(copies(columns) + 1, 1),
             take: Replicas::new(k * groups),
+            take_t: Replicas::new(k * groups),
             quotient_take: Replicas::new(groups),
             keep: Replicas::new(copies(d * k)),
             done_r: Default::default(),
             carries: many(k + 1),
             classic_carry: Default::default(),
-            carry_in: many(k),
-            borrow_late: Default::default(),
-            redc_late: Default::default(),
-            first_late: Default::default(),
+            first_redc: Default::default(),
             consume_late: in_sets(copies(operand_limbs), 1),
             consume_one: in_sets(copies(operand_limbs), 1),
             digit_base: Default::default(),
             digit_addend: Default::default(),
             digits: many(k),
             high_digit: Default::default(),
-            high_delay: many(4),
+            high_delay: many(2),
             digit_copies: ReplicaSets::new(k, windows.div_ceil(DSPS_PER_COPY)),
             ab_source: Replicas::new(k * sets(copies(windows))),
-            ab_on: in_sets(copies(windows), k),
+            ab_off: in_sets(copies(windows), k),
             b_r: many(operand_limbs),
             b_windows: BWindows::new(operand_limbs),
             b_bank: many(2 * windows),
             h_bank: many(2 * modulus_limbs),
             ab: many(k * windows),
             addends: ColumnAddends::new(k, windows, columns, timing.levels, BaseLevel::WithPieces),
+            replica_on: many(k * groups),
+            replica_y: many(k * groups),
+            replica_t: many(k * groups),
             row_delay: many(k * (k + 1) * groups),
             rows: (0..k * columns).map(|_| CascadeMulAdd::with_a_register(timing.a_register)).collect(),
             redistribute: Redistribute::new(columns),
@@ -405,6 +415,7 @@ impl DelayMul {
             t_shifted: many(columns),
             s_r: many(columns),
             t_r: many(columns),
+            split: Default::default(),
         }
     }
 }
@@ -412,7 +423,7 @@ impl DelayMul {
 impl Logic for DelayMul {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, done_r, borrow_late, redc_late, first_late, at_finish, at_before_finish);
+        dff_setup!(self, clock, done_r, first_redc, at_finish, at_before_finish, split);
         clock!(
             self,
             clock,
@@ -434,10 +445,11 @@ impl Logic for DelayMul {
             near,
             hold,
             take,
+            take_t,
             quotient_take,
             keep,
             digit_copies,
-            ab_on,
+            ab_off,
             addends,
             quotient
         );
@@ -461,9 +473,6 @@ impl Logic for DelayMul {
         }
         for p in 0..self.ring_kept.len() {
             self.ring_kept[p].clock.next = self.clock.val();
-        }
-        for l in 0..self.carry_in.len() {
-            self.carry_in[l].clock.next = self.clock.val();
         }
         for j in 0..self.b_r.len() {
             self.b_r[j].clock.next = self.clock.val();
@@ -575,7 +584,12 @@ impl Logic for DelayMul {
                                                         & !self.products_turn.val()
                                                         & (self.ring_count[1].q.val() != self.products_end.val())));
                                         }
+                                        // A step takes the next step's quotient from its sums.
                                         self.take.d.next = self.ring_busy[1].q.val()
+                                            & !self.ring_classic[1].q.val()
+                                            & (self.ring_count[1].q.val() >= self.first_step.val())
+                                            & (self.ring_count[1].q.val() <= self.last_take.val());
+                                        self.take_t.d.next = self.ring_busy[1].q.val()
                                             & !self.ring_classic[1].q.val()
                                             & (self.ring_count[1].q.val() > self.first_step.val())
                                             & (self.ring_count[1].q.val() <= self.last_take.val());
@@ -594,37 +608,34 @@ impl Logic for DelayMul {
                                         self.done.next = self.done_r.q.val();
                                         self.busy.next = self.ring_busy[0].q.val() & !self.done_r.q.val();
 
-                                        // Position 0's next carries: out of a limb, its bit 17, or its
+                                        // Position 0's carries: out of a limb, its bit 17, or its
                                         // propagate flag and the carry in; a classic lane's out of
                                         // digit 0 only, and none where a borrow takes its bit 17
-                                        // (a_0 = 2^17). Position 1's digits: lo17(a_l + carry_l); a
-                                        // classic lane's lo17(a_0 + carry − borrow), or a wide REDC's
-                                        // 1 then 0.
+                                        // (a_0 = 2^17). Its digits, in the same cycle:
+                                        // lo17(a_l + carry_l); a classic lane's lo17(a_0 + carry −
+                                        // borrow), or a wide REDC's 1 then 0.
                                         self.carries[0].next = self.ring_carry[0].q.val();
                                         for l in 0..self.digits.len() {
-                                            self.carry_in[l].d.next = self.carries[l].val();
-                                            self.digits[l].next = self.ring_a[ln + l].q.val().get_bits::<Y_BITS>(0)
-                                                + self.carry_in[l].q.val();
+                                            self.digits[l].next =
+                                                self.ring_a[l].q.val().get_bits::<Y_BITS>(0) + self.carries[l].val();
                                             self.carries[l + 1].next = self.ring_a[l].q.val().get_bit(17)
                                                 | (self.ring_propagate[l].q.val() & self.carries[l].val());
                                         }
                                         self.classic_carry.next = self.carries[1].val()
                                             & !(self.ring_borrow[0].q.val()
                                                 & !self.ring_a[0].q.val().get_bits::<Y_BITS>(0).any());
-                                        self.borrow_late.d.next = self.ring_borrow[0].q.val();
-                                        self.redc_late.d.next = self.ring_redc[0].q.val();
-                                        self.first_late.d.next =
-                                            self.ring_redc[0].q.val() & !self.ring_count[0].q.val().any();
+                                        self.first_redc.d.next =
+                                            self.ring_redc[1].q.val() & !self.ring_count[1].q.val().any();
                                         // −1 as all ones; a carry and a borrow are never both set.
                                         self.digit_addend.next = 0.into();
-                                        if self.carry_in[0].q.val() | self.first_late.q.val() {
+                                        if self.carries[0].val() | self.first_redc.q.val() {
                                             self.digit_addend.next = 1.into();
                                         }
-                                        if self.borrow_late.q.val() {
+                                        if self.ring_borrow[0].q.val() {
                                             self.digit_addend.next = self.all_ones.val();
                                         }
-                                        self.digit_base.next = self.ring_a[ln].q.val().get_bits::<Y_BITS>(0);
-                                        if self.redc_late.q.val() {
+                                        self.digit_base.next = self.ring_a[0].q.val().get_bits::<Y_BITS>(0);
+                                        if self.ring_redc[0].q.val() {
                                             self.digit_base.next = 0.into();
                                         }
                                         self.digits[0].next = self.digit_base.val() + self.digit_addend.val();
@@ -789,8 +800,7 @@ impl Logic for DelayMul {
                                             }
                                         }
 
-                                        // The a·b products of the digits resolved a cycle ago, whose
-                                        // lane's turn it is now (two cycles after its carries).
+                                        // The ring's shift by the digits consumed a cycle ago.
                                         for i in 0..self.consume_late.d.len() {
                                             self.consume_late.d[i].next =
                                                 self.consume.q[i].val() & !self.ring_classic[0].q.val();
@@ -800,17 +810,19 @@ impl Logic for DelayMul {
                                         for cs in (self.consume_late.d.len())..(self.consume_late.d.len() + 1) {
                                             self.ab_source.d.next = self.consume.q[cs].val();
                                         }
-                                        // A classic lane's rows past row 0 multiply nothing.
-                                        for i in 0..self.ab_on.d.len() {
-                                            self.ab_on.d[i].next = self.ab_source.q[i].val();
+                                        // The products of the digits resolved a cycle ago are cleared
+                                        // where their lane consumed none; a classic lane's rows past
+                                        // row 0 multiply nothing.
+                                        for i in 0..self.ab_off.d.len() {
+                                            self.ab_off.d[i].next = !self.ab_source.q[i].val();
                                         }
-                                        for i in (self.ab_on.d.len() / self.digits.len())..self.ab_on.d.len() {
-                                            self.ab_on.d[i].next =
-                                                self.ab_source.q[i].val() & !self.ring_classic[1].q.val();
+                                        for i in (self.ab_off.d.len() / self.digits.len())..self.ab_off.d.len() {
+                                            self.ab_off.d[i].next =
+                                                !self.ab_source.q[i].val() | self.ring_classic[1].q.val();
                                         }
                                         // A wide REDC's digit of C_hi, for column L's addend.
                                         self.high_digit.next = 0.into();
-                                        if self.redc_late.q.val() & self.ab_source.q[0].val() {
+                                        if self.ring_redc[1].q.val() & self.ab_source.q[0].val() {
                                             self.high_digit.next = self.ring_a[ln].q.val().get_bits::<Y_BITS>(0);
                                         }
                                         self.high_delay[0].d.next = bit_cast::<T_BITS, Y_BITS>(self.high_digit.val());
@@ -823,21 +835,19 @@ impl Logic for DelayMul {
                                         for dc in (self.digit_copies.q.len() / self.digits.len())
                                             ..(self.digit_copies.q.len() / self.digits.len() + 1)
                                         {
-                                            for wc in (self.ab_on.q.len() / self.digits.len())
-                                                ..(self.ab_on.q.len() / self.digits.len() + 1)
+                                            for wc in (self.ab_off.q.len() / self.digits.len())
+                                                ..(self.ab_off.q.len() / self.digits.len() + 1)
                                             {
                                                 for l in 0..self.digits.len() {
                                                     for w in 0..self.b_windows.windows.len() {
-                                                        self.ab[l * wn + w].x.next = 0.into();
-                                                        if self.ab_on.q[l * wc + w / g].val() {
-                                                            self.ab[l * wn + w].x.next = self.b_bank[wn + w].q.val();
-                                                            if !self.b_select.q[l * wc + w / g].val() {
-                                                                self.ab[l * wn + w].x.next = self.b_bank[w].q.val();
-                                                            }
+                                                        self.ab[l * wn + w].x.next = self.b_bank[wn + w].q.val();
+                                                        if !self.b_select.q[l * wc + w / g].val() {
+                                                            self.ab[l * wn + w].x.next = self.b_bank[w].q.val();
                                                         }
                                                         self.ab[l * wn + w].y.next =
                                                             self.digit_copies.q[l * dc + w / gd].val();
-                                                        self.ab[l * wn + w].c.next = 0.into();
+                                                        self.ab[l * wn + w].clear.next =
+                                                            self.ab_off.q[l * wc + w / g].val();
                                                         self.addends.products[l * wn + w].next =
                                                             self.ab[l * wn + w].p.val();
                                                     }
@@ -845,32 +855,47 @@ impl Logic for DelayMul {
                                             }
                                         }
 
-                                        // The quotient: T's low limbs (or 0) into row l's l + 1
-                                        // registers, a set per group of DSPS_PER_COPY DSPs.
+                                        // The quotient: stage A's low sums (or 0) into row l's
+                                        // l + 1 registers, a set per group of DSPS_PER_COPY DSPs,
+                                        // each summed by an adder of its own (the register's clear
+                                        // is its synchronous reset, so nothing follows the carry
+                                        // chain).
                                         for gn in (self.take.q.len() / self.digits.len())
                                             ..(self.take.q.len() / self.digits.len() + 1)
                                         {
+                                            for l in 0..self.digits.len() {
+                                                for h in 0..(self.take.q.len() / self.digits.len()) {
+                                                    self.replica_on[l * gn + h].next = self.take.q[l * gn + h].val();
+                                                    self.replica_y[l * gn + h].next = self.y_r[l].q.val();
+                                                    self.replica_t[l * gn + h].next = 0.into();
+                                                    if self.take_t.q[l * gn + h].val() {
+                                                        self.replica_t[l * gn + h].next = self.t_r[l + kn].q.val();
+                                                    }
+                                                }
+                                            }
+                                            // Row 0 of a classic lane: its quotient.
+                                            for h in 0..self.quotient_take.q.len() {
+                                                if self.quotient_take.q[h].val() {
+                                                    self.replica_on[h].next = true;
+                                                    self.replica_y[h].next =
+                                                        bit_cast::<T_BITS, Y_BITS>(self.quotient.p.val());
+                                                }
+                                            }
                                             for sn in (self.row_delay.len() / self.take.q.len())
                                                 ..(self.row_delay.len() / self.take.q.len() + 1)
                                             {
                                                 for l in 0..self.digits.len() {
                                                     for h in 0..(self.take.q.len() / self.digits.len()) {
                                                         self.row_delay[(l * sn) * gn + h].d.next = 0.into();
-                                                        if self.take.q[l * gn + h].val() {
+                                                        if self.replica_on[l * gn + h].val() {
                                                             self.row_delay[(l * sn) * gn + h].d.next =
-                                                                self.t_r[l].q.val().get_bits::<X_BITS>(0);
+                                                                self.replica_y[l * gn + h].val()
+                                                                    + self.replica_t[l * gn + h].val();
                                                         }
                                                         for r in 1..(self.row_delay.len() / self.take.q.len()) {
                                                             self.row_delay[(l * sn + r) * gn + h].d.next =
                                                                 self.row_delay[(l * sn + r - 1) * gn + h].q.val();
                                                         }
-                                                    }
-                                                }
-                                                // Row 0 of a classic lane: its quotient.
-                                                for h in 0..self.quotient_take.q.len() {
-                                                    if self.quotient_take.q[h].val() {
-                                                        self.row_delay[h].d.next =
-                                                            bit_cast::<X_BITS, Y_BITS>(self.quotient.p.val());
                                                     }
                                                 }
                                                 // Row l's DSPs: the quotient's limb l, and H's limbs of
@@ -967,6 +992,12 @@ impl Logic for DelayMul {
                                         for j in 1..self.t_r.len() {
                                             self.t_r[j].d.next = (self.s_r[j].q.val() & self.low_bits.val())
                                                 + (self.s_r[j - 1].q.val() >> 17);
+                                        }
+                                        self.split.d.next = self.take.q[0].val();
+                                        for j in (self.digits.len())..(self.digits.len() + 1) {
+                                            if self.split.q.val() {
+                                                self.t_r[j].d.next = self.s_r[j].q.val() & self.low_bits.val();
+                                            }
                                         }
                                         for j in 0..self.t_r.len() {
                                             self.t[j].next = self.t_r[j].q.val().get_bits::<X_BITS>(0);

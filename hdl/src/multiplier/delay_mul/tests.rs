@@ -19,11 +19,12 @@ fn delay_mul_is_synthesizable() {
 fn timing_meets_its_two_paths() {
     for k in 1..=16 {
         let t = DelayTiming::new(k);
-        // The quotient's path: copy, A (for even k), M, P, k − 1 cascade stages, redistribution.
-        assert_eq!(2 * t.quotient_delay, k + 3 + usize::from(t.a_register), "k = {k}");
-        // The digits' path: carries, digits, copy, A, M, P, the trees into the cascade's head, its
-        // k stages and the redistribution: lead turns before their step.
-        assert_eq!(2 * t.lead, k + 6 + t.levels, "k = {k}");
+        // The quotient's path from stage A: A (for even k), M, P, k − 1 cascade stages, the
+        // redistribution.
+        assert_eq!(2 * t.quotient_delay, k + 1 + usize::from(t.a_register), "k = {k}");
+        // The digits' path: digits with their carries into their copy, M, P, the trees into the
+        // cascade's head, its k stages and the redistribution: lead turns before their step.
+        assert_eq!(2 * t.lead, k + 4 + t.levels, "k = {k}");
         assert!(t.levels >= tree_levels_with_base(k));
     }
 }
