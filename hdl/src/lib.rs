@@ -31,6 +31,7 @@ testing::clocked!(
     multiplier::mul_add::CascadeMulAdd<18, 35>,
     multiplier::pre_add_mul::PreAddQuotientMul,
     multiplier::digit_window_mul::DigitWindowMul,
+    multiplier::quotient_sum::QuotientSum,
     multiplier::fold_operands::FoldOperands,
     multiplier::fold_mul::FoldMul,
     multiplier::deep_mul::DeepMul,

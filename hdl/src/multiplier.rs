@@ -28,5 +28,6 @@ pub mod fold_operands;
 pub mod fold_sum;
 pub mod mul_add;
 pub mod pre_add_mul;
+pub mod quotient_sum;
 pub mod redistribute;
 pub mod window_pieces;

@@ -62,6 +62,7 @@ use crate::multiplier::deep_mul::{DSPS_PER_COPY, LANE_BITS};
 use crate::multiplier::digit_window_mul::DigitWindowMul;
 use crate::multiplier::mul_add::{CascadeMulAdd, T_BITS, WINDOW_BITS, X_BITS, Y_BITS};
 use crate::multiplier::pre_add_mul::PreAddQuotientMul;
+use crate::multiplier::quotient_sum::QuotientSum;
 use crate::multiplier::redistribute::Redistribute;
 pub use ecrt_golden::hw::DelayTiming;
 use ecrt_golden::hw::{wide, ClassicOp, DelayedShape};
@@ -247,11 +248,11 @@ pub struct DelayMul {
     addends: ColumnAddends,
     // Row l's quotient limb per group of DSPs (index l·G + g): stage A's sum s_l again, from y_l
     // (row 0 of a classic lane: its quotient) and t_(l+k) (none in a first step), or 0; then
-    // through l + 1 registers (index (l·(k + 1) + r)·G + g), the first holding that sum.
-    replica_on: Vec<Signal<Local, bool>>,
-    replica_y: Vec<Signal<Local, Bits<T_BITS>>>,
-    replica_t: Vec<Signal<Local, Bits<T_BITS>>>,
+    // through l more registers (index (l·k + r − 1)·G + g for the r-th), the stages named by
+    // `row_in` (index (l·(k + 1) + r)·G + g, the sum's register at r = 0).
+    quotient_sums: Vec<QuotientSum>,
     row_delay: Vec<DFF<Bits<T_BITS>>>,
+    row_in: Vec<Signal<Local, Bits<T_BITS>>>,
     // Row l's stage of column j at index l·C + j (its DSP at H's limb j − l, a plain register
     // where H has none).
     rows: Vec<CascadeMulAdd<T_BITS, 36>>,
@@ -403,10 +404,9 @@ impl DelayMul {
             h_bank: many(2 * modulus_limbs),
             ab: many(k * windows),
             addends: ColumnAddends::new(k, windows, columns, timing.levels, BaseLevel::WithPieces),
-            replica_on: many(k * groups),
-            replica_y: many(k * groups),
-            replica_t: many(k * groups),
-            row_delay: many(k * (k + 1) * groups),
+            quotient_sums: many(k * groups),
+            row_delay: many(k * k * groups),
+            row_in: many(k * (k + 1) * groups),
             rows: (0..k * columns).map(|_| CascadeMulAdd::with_a_register(timing.a_register)).collect(),
             redistribute: Redistribute::new(columns),
             quotient: Default::default(),
@@ -488,6 +488,9 @@ impl Logic for DelayMul {
         }
         for p in 0..self.row_delay.len() {
             self.row_delay[p].clock.next = self.clock.val();
+        }
+        for p in 0..self.quotient_sums.len() {
+            self.quotient_sums[p].clock.next = self.clock.val();
         }
         for p in 0..self.rows.len() {
             self.rows[p].clock.next = self.clock.val();
@@ -855,46 +858,44 @@ impl Logic for DelayMul {
                                             }
                                         }
 
-                                        // The quotient: stage A's low sums (or 0) into row l's
-                                        // l + 1 registers, a set per group of DSPS_PER_COPY DSPs,
-                                        // each summed by an adder of its own (the register's clear
-                                        // is its synchronous reset, so nothing follows the carry
-                                        // chain).
+                                        // The quotient: stage A's low sums (or 0), each summed again
+                                        // per row and group of DSPS_PER_COPY DSPs, then through l
+                                        // more registers for row l (`row_in` names each stage).
                                         for gn in (self.take.q.len() / self.digits.len())
                                             ..(self.take.q.len() / self.digits.len() + 1)
                                         {
                                             for l in 0..self.digits.len() {
                                                 for h in 0..(self.take.q.len() / self.digits.len()) {
-                                                    self.replica_on[l * gn + h].next = self.take.q[l * gn + h].val();
-                                                    self.replica_y[l * gn + h].next = self.y_r[l].q.val();
-                                                    self.replica_t[l * gn + h].next = 0.into();
+                                                    self.quotient_sums[l * gn + h].on.next =
+                                                        self.take.q[l * gn + h].val();
+                                                    self.quotient_sums[l * gn + h].y.next = self.y_r[l].q.val();
+                                                    self.quotient_sums[l * gn + h].t.next = 0.into();
                                                     if self.take_t.q[l * gn + h].val() {
-                                                        self.replica_t[l * gn + h].next = self.t_r[l + kn].q.val();
+                                                        self.quotient_sums[l * gn + h].t.next =
+                                                            self.t_r[l + kn].q.val();
                                                     }
                                                 }
                                             }
                                             // Row 0 of a classic lane: its quotient.
                                             for h in 0..self.quotient_take.q.len() {
                                                 if self.quotient_take.q[h].val() {
-                                                    self.replica_on[h].next = true;
-                                                    self.replica_y[h].next =
+                                                    self.quotient_sums[h].on.next = true;
+                                                    self.quotient_sums[h].y.next =
                                                         bit_cast::<T_BITS, Y_BITS>(self.quotient.p.val());
                                                 }
                                             }
-                                            for sn in (self.row_delay.len() / self.take.q.len())
-                                                ..(self.row_delay.len() / self.take.q.len() + 1)
+                                            for sn in (self.row_in.len() / self.take.q.len())
+                                                ..(self.row_in.len() / self.take.q.len() + 1)
                                             {
                                                 for l in 0..self.digits.len() {
                                                     for h in 0..(self.take.q.len() / self.digits.len()) {
-                                                        self.row_delay[(l * sn) * gn + h].d.next = 0.into();
-                                                        if self.replica_on[l * gn + h].val() {
-                                                            self.row_delay[(l * sn) * gn + h].d.next =
-                                                                self.replica_y[l * gn + h].val()
-                                                                    + self.replica_t[l * gn + h].val();
-                                                        }
-                                                        for r in 1..(self.row_delay.len() / self.take.q.len()) {
-                                                            self.row_delay[(l * sn + r) * gn + h].d.next =
-                                                                self.row_delay[(l * sn + r - 1) * gn + h].q.val();
+                                                        self.row_in[(l * sn) * gn + h].next =
+                                                            self.quotient_sums[l * gn + h].q.val();
+                                                        for r in 1..(self.row_in.len() / self.take.q.len()) {
+                                                            self.row_delay[(l * kn + r - 1) * gn + h].d.next =
+                                                                self.row_in[(l * sn + r - 1) * gn + h].val();
+                                                            self.row_in[(l * sn + r) * gn + h].next =
+                                                                self.row_delay[(l * kn + r - 1) * gn + h].q.val();
                                                         }
                                                     }
                                                 }
@@ -911,7 +912,7 @@ impl Logic for DelayMul {
                                                     for l in 0..self.digits.len() {
                                                         for i in 0..self.m_hat_in.len() {
                                                             self.rows[l * cn + l + i].x.next =
-                                                                self.row_delay[(l * sn + l) * gn + i / gd].q.val();
+                                                                self.row_in[(l * sn + l) * gn + i / gd].val();
                                                             self.rows[l * cn + l + i].y.next =
                                                                 self.h_bank[((l + kn + 1) % 2) * mn + i].q.val();
                                                             if self.h_select.q[l * hc + i / g].val() {
