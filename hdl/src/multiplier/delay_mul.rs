@@ -19,9 +19,10 @@
 //! even k, 2·d with d = ⌈(k + 1)/2⌉ or ⌈(k + 2)/2⌉ ([`DelayTiming`]).
 //! A's exact digits are resolved k
 //! a turn, ahead of their step by the quotient's path less the a·b products' (their copy, the
-//! DSPs' registers, `levels` of adder trees): the carries into them at the lane's turn, from the
-//! normalized limbs' bit 17 and a propagate flag per limb (all 17 low bits set) formed at the
-//! load; each digit, its limb plus its carry, a cycle later.
+//! DSPs' M and P registers, `levels` of adder trees): each its limb plus the carry into it at the
+//! lane's turn, from the normalized limbs' bit 17 and a propagate flag per limb (all 17 low bits
+//! set) formed at the load, into a copy that the a·b DSPs multiply as it comes
+//! ([`DigitWindowMul`]).
 //!
 //! A lane loads its operands at a turn (announced a cycle ahead, [`DelayMul::start_next`]), spends
 //! `lead` turns before its first step (its digits' products on their way), n steps with A's
