@@ -40,6 +40,7 @@ const JUSTIFIED: &[(&str, &str)] = &[
     ("UNUSEDSIGNAL", "base_fold$q$"),
     ("UNUSEDSIGNAL", "base_down$q$"),
     ("UNUSEDSIGNAL", "row_delay$N$q"),
+    ("UNUSEDSIGNAL", "row_in$N"),
     ("UNUSEDSIGNAL", "products$N"),
     ("UNUSEDSIGNAL", "sums$N"),
     ("UNUSEDSIGNAL", "m"),
