@@ -3,6 +3,7 @@
 //! exact cycles of its multiplications, classic passes and decryption paths, held to the RTL and
 //! to Verilator.
 
+use super::fold_classic::delayed_hold_turns;
 use super::fold_delayed::DelayedShape;
 use super::{wide, ClassicOp, ClassicShape, HwError};
 
@@ -69,10 +70,10 @@ impl DelayTiming {
         2 * (self.lead + shape.steps + self.quotient_delay + 1)
     }
 
-    /// Turns of a classic pass's step: d + 4 (its exact quotient reaches the DSPs two turns after
-    /// its products turn, where a folding quotient's sums are there at once).
+    /// Turns of a classic pass's step: its products turn, the turns that hold T and its quotient
+    /// turn, d + 4.
     pub fn period(&self) -> usize {
-        self.quotient_delay + 4
+        delayed_hold_turns(self.quotient_delay) + 2
     }
 
     /// The turn count of a classic pass's last products turn: lead + D·(d + 4) for D digits.

@@ -90,6 +90,13 @@ pub struct DeepClassicTrace {
     pub result: FoldValue,
 }
 
+/// Turns a delayed classic step holds T between its products turn and its quotient turn: d + 2,
+/// for its exact quotient reaches row 0's copy of stage A's adder two turns after the products
+/// turn (the pre-adder DSP's four registers), and its products land d + 1 turns after that.
+pub(crate) fn delayed_hold_turns(quotient_delay: usize) -> usize {
+    quotient_delay + 2
+}
+
 /// A classic pass on the delayed-quotient multiplier ([`ClassicPass::delayed_trace`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DelayedClassicTrace {
@@ -357,7 +364,7 @@ impl ClassicPass {
                 break;
             }
             let q = ((t[0] & LIMB_MASK) * self.n_prime) & LIMB_MASK;
-            for _ in 0..d + 2 {
+            for _ in 0..delayed_hold_turns(d) {
                 turn(&mut t, &no_products, 0);
             }
             let sums: Vec<u64> = (0..columns).map(|j| if j < limbs { q * self.n[j] } else { 0 }).collect();
@@ -617,7 +624,7 @@ mod tests {
                 assert_eq!(delayed.result.value(), one_turn.result.value(), "{at}");
                 assert_eq!(delayed.result.limbs().len(), l);
                 let steps = ClassicShape::from(&shape).steps(op);
-                let period = d + 4;
+                let period = delayed_hold_turns(d) + 2;
                 assert_eq!(delayed.turns.len(), steps * period + 1 + d, "{at}");
                 // Each step's quotient is the one-turn step's; its quotient turn holds the one-turn
                 // step's T a limb up, and the turns between hold the value of its products turn.
