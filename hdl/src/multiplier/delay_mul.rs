@@ -593,10 +593,8 @@ impl Logic for DelayMul {
                                             & !self.ring_classic[1].q.val()
                                             & (self.ring_count[1].q.val() >= self.first_step.val())
                                             & (self.ring_count[1].q.val() <= self.last_take.val());
-                                        self.take_t.d.next = self.ring_busy[1].q.val()
-                                            & !self.ring_classic[1].q.val()
-                                            & (self.ring_count[1].q.val() > self.first_step.val())
-                                            & (self.ring_count[1].q.val() <= self.last_take.val());
+                                        // T's limbs join it but in the first step (T taken as 0).
+                                        self.take_t.d.next = self.take.d.val() & !self.first_turn.val();
                                         self.quotient_take.d.next = self.classic_steps_next.val()
                                             & (self.ring_phase[1].q.val() == self.quotient_phase.val())
                                             & (self.ring_count[1].q.val() != self.products_end.val());

@@ -89,9 +89,9 @@ impl<const XB: usize, const CB: usize, const PB: usize> Logic for RegisteredMulA
 /// routing and the port's setup or clock-to-out. `c` is not registered: it comes from another
 /// DSP's P (a cascade) or from a register in the fabric. `MB` is the product's exact width,
 /// XB + 17: a register with bits that are constant 0 stops Yosys from packing the adder after it.
-/// Without its A register ([`Self::with_a_register`]) it multiplies x as it comes (AREG = 0): `m <= x·b`, a cycle less,
-/// for an x from a register in the fabric (its setup before the M register is 1.42 ns in the
-/// 7-series cell delays).
+/// Without its A register ([`Self::with_a_register`]) it multiplies x as it comes (AREG = 0):
+/// `m <= x·b`, a cycle less, for an x from a register in the fabric (its setup before the M
+/// register is 1.42 ns in the 7-series cell delays).
 #[derive(LogicBlock)]
 pub struct PipelinedMulAdd<const XB: usize, const MB: usize, const CB: usize, const PB: usize> {
     /// The clock.
